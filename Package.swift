@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Mishap",
+    products: [
+        .executable(name: "mishap", targets: ["mishap"]),
+        .library(name: "MishapEngine", targets: ["MishapEngine"]),
+        .library(name: "MishapScenarios", targets: ["MishapScenarios"]),
+        .library(name: "MishapServer", targets: ["MishapServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // libmicrohttpd itself, found through pkg-config.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // The few C functions Swift cannot call directly (variadic ones, va_list loggers).
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+
+        // Scenario model and rule engine: pure Swift, no sockets, no YAML.
+        .target(name: "MishapEngine"),
+        // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
+        .target(
+            name: "MishapScenarios",
+            dependencies: ["MishapEngine", .product(name: "Yams", package: "Yams")]
+        ),
+        // The HTTP server over libmicrohttpd: carries out the engine's response plans.
+        .target(
+            name: "MishapServer",
+            dependencies: [
+                "MishapEngine", "CMicroHTTPD", "CMicroHTTPDShim",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The command line: wires scenarios, engine and server together.
+        .executableTarget(
+            name: "mishap",
+            dependencies: [
+                "MishapEngine", "MishapScenarios", "MishapServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine"]),
+        .testTarget(name: "MishapScenariosTests", dependencies: ["MishapScenarios", "MishapEngine"]),
+        .testTarget(
+            name: "MishapServerTests",
+            dependencies: ["MishapServer", "MishapScenarios", "MishapEngine"]
+        ),
+    ]
+)

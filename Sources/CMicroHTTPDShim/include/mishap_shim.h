@@ -1,0 +1,42 @@
+#ifndef MISHAP_SHIM_H
+#define MISHAP_SHIM_H
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <microhttpd.h>
+
+/// Receives one formatted line of libmicrohttpd's error log.
+typedef void (*mishap_log_fn)(void *cls, const char *message);
+
+/// Where libmicrohttpd's error log goes; must outlive the daemon.
+struct mishap_logger {
+    mishap_log_fn log;
+    void *cls;
+};
+
+/// Everything `mishap_start_daemon` passes to `MHD_start_daemon`, which is variadic and so
+/// cannot be called from Swift.
+struct mishap_daemon_config {
+    unsigned int flags;
+    uint16_t port;
+    /// The address to bind (IPv4 or IPv6); NULL binds every interface.
+    const struct sockaddr *address;
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    unsigned int connection_timeout_seconds;
+    unsigned int listen_backlog;
+    size_t connection_memory_limit;
+    MHD_AccessHandlerCallback handler;
+    void *handler_cls;
+    MHD_RequestCompletedCallback completed;
+    void *completed_cls;
+    struct mishap_logger *logger;
+};
+
+struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config);
+
+/// The port the daemon listens on (meaningful when it was started with port 0).
+uint16_t mishap_daemon_port(struct MHD_Daemon *daemon);
+
+#endif

@@ -1,0 +1,54 @@
+#include "mishap_shim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void mishap_log_trampoline(void *cls, const char *format, va_list ap) {
+    struct mishap_logger *logger = cls;
+    char line[512];
+    vsnprintf(line, sizeof line, format, ap);
+    if (logger != NULL && logger->log != NULL) {
+        logger->log(logger->cls, line);
+    }
+}
+
+struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config) {
+    struct MHD_OptionItem options[12];
+    int n = 0;
+    if (config->address != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)config->address };
+    }
+    if (config->thread_pool_size > 1) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, config->thread_pool_size, NULL };
+    }
+    if (config->connection_limit > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL };
+    }
+    if (config->connection_timeout_seconds > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds, NULL };
+    }
+    if (config->listen_backlog > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, config->listen_backlog, NULL };
+    }
+    if (config->connection_memory_limit > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)config->connection_memory_limit, NULL };
+    }
+    if (config->completed != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)config->completed, config->completed_cls };
+    }
+    if (config->logger != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mishap_log_trampoline, config->logger };
+    }
+    options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+
+    return MHD_start_daemon(config->flags, config->port,
+                            NULL, NULL,
+                            config->handler, config->handler_cls,
+                            MHD_OPTION_ARRAY, options,
+                            MHD_OPTION_END);
+}
+
+uint16_t mishap_daemon_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}

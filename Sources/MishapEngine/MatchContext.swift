@@ -1,0 +1,29 @@
+/// One request being matched: the request, its path parameters, and its body, parsed at most
+/// once and only when a rule asks for it.
+struct MatchContext {
+    let request: Request
+    var pathParameters: [Field] = []
+    private var parsedBody: RequestBody?
+
+    init(request: Request) {
+        self.request = request
+    }
+
+    mutating func body() -> RequestBody {
+        if let parsedBody { return parsedBody }
+        let body = RequestBody(of: request)
+        parsedBody = body
+        return body
+    }
+
+    mutating func value(of source: ValueSource) -> String? {
+        switch source {
+        case .query(let name): return request.queryValue(name)
+        case .header(let name): return request.headerValue(name)
+        case .body(let path): return body().value(at: path)
+        case .pathParameter(let name): return pathParameters.first(where: { $0.name == name })?.value
+        case .method: return request.method
+        case .path: return request.path
+        }
+    }
+}

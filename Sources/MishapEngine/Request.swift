@@ -1,0 +1,58 @@
+/// A name and a value, as in a query parameter, a form field or an HTTP header.
+public struct Field: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One HTTP request as the engine sees it: already decoded, with the body read completely.
+public struct Request: Sendable {
+    /// The method in upper case, e.g. `GET`.
+    public var method: String
+    /// The percent-decoded path without the query string.
+    public var path: String
+    /// Percent-decoded query parameters in the order they were sent.
+    public var query: [Field]
+    /// Request headers as received (names compare case-insensitively).
+    public var headers: [Field]
+    /// The complete request body.
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: [Field] = [], headers: [Field] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first query parameter called `name`.
+    public func queryValue(_ name: String) -> String? {
+        for field in query where field.name == name { return field.value }
+        return nil
+    }
+
+    /// The first header called `name`, compared without regard to ASCII case.
+    public func headerValue(_ name: String) -> String? {
+        for field in headers where field.name.equalsIgnoringASCIICase(name) { return field.value }
+        return nil
+    }
+}
+
+extension String {
+    /// Compares two strings byte by byte, folding ASCII letters only (as HTTP header names do).
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            guard x | 0x20 == y | 0x20, (x | 0x20) >= UInt8(ascii: "a"), (x | 0x20) <= UInt8(ascii: "z") else {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,70 @@
+/// Text with `{{placeholders}}`, split once at load time into literal bytes and request values.
+public struct Template: Sendable {
+    public enum Segment: Sendable {
+        case literal([UInt8])
+        case value(ValueSource)
+    }
+
+    /// How substituted request values are made safe for where the text goes.
+    public enum Escaping: Sendable {
+        /// As they are (text bodies).
+        case none
+        /// Escaped for the inside of a JSON string, so a JSON body stays valid whatever the client sent.
+        case json
+        /// With CR, LF and NUL removed, so a value cannot end the header and start another.
+        case header
+    }
+
+    public let segments: [Segment]
+    public let escaping: Escaping
+
+    public init(segments: [Segment], escaping: Escaping) {
+        // Adjacent literals are merged so rendering appends as few pieces as possible.
+        var merged: [Segment] = []
+        for segment in segments {
+            if case .literal(let bytes) = segment, case .literal(let previous)? = merged.last {
+                merged[merged.count - 1] = .literal(previous + bytes)
+            } else {
+                merged.append(segment)
+            }
+        }
+        self.segments = merged
+        self.escaping = escaping
+    }
+
+    /// A template without placeholders.
+    public init(literal text: String) {
+        self.init(segments: [.literal(Array(text.utf8))], escaping: .none)
+    }
+
+    /// The bytes when the template has no placeholders.
+    public var staticBytes: [UInt8]? {
+        if segments.isEmpty { return [] }
+        if segments.count == 1, case .literal(let bytes) = segments[0] { return bytes }
+        return nil
+    }
+
+    func render(into out: inout [UInt8], context: inout MatchContext) {
+        for segment in segments {
+            switch segment {
+            case .literal(let bytes):
+                out.append(contentsOf: bytes)
+            case .value(let source):
+                guard let value = context.value(of: source) else { continue }
+                switch escaping {
+                case .none: out.append(contentsOf: value.utf8)
+                case .json: JSONEscaping.appendEscaped(value, to: &out)
+                case .header:
+                    for byte in value.utf8 where byte != 0x0D && byte != 0x0A && byte != 0x00 { out.append(byte) }
+                }
+            }
+        }
+    }
+
+    func render(context: inout MatchContext) -> [UInt8] {
+        if let bytes = staticBytes { return bytes }
+        var out: [UInt8] = []
+        render(into: &out, context: &context)
+        return out
+    }
+}

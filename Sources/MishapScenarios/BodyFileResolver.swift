@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the files responses name (`file: files/captive-portal.html`): relative to the scenario
+/// file, and never outside the scenarios folder, symbolic links included.
+struct BodyFileResolver {
+    /// The folder of the scenario file naming the body.
+    let directory: String
+    /// The scenarios folder, fully resolved; nil for scenarios given as text with no folder.
+    let root: String?
+
+    struct Problem: Error {
+        let message: String
+    }
+
+    func read(_ path: String) -> Result<[UInt8], Problem> {
+        guard let root else {
+            return .failure(Problem(message: "'file: \(path)' needs a scenarios folder to be read from"))
+        }
+        let joined = path.hasPrefix("/") ? path : directory + "/" + path
+        guard let resolved = realpath(joined, nil) else {
+            return .failure(Problem(message: "body file '\(path)' not found (looked for \(joined))"))
+        }
+        let real = String(cString: resolved)
+        free(resolved)
+        guard real.hasPrefix(root + "/") else {
+            return .failure(Problem(message: "body file '\(path)' is outside the scenarios folder \(root)"))
+        }
+        guard let bytes = Self.contents(of: real) else {
+            return .failure(Problem(message: "body file '\(path)' cannot be read (is it a regular file?)"))
+        }
+        return .success(bytes)
+    }
+
+    static func contents(of path: String) -> [UInt8]? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
+            if count < chunk.count { break }
+        }
+        return ferror(file) == 0 ? bytes : nil
+    }
+
+    /// The `Content-Type` a body file is sent with, from its extension.
+    static func contentType(forPath path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let ext = name.contains(".") ? name.split(separator: ".").last!.lowercased() : ""
+        switch ext {
+        case "json": return "application/json; charset=utf-8"
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
+        case "xml": return "application/xml; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "js": return "text/javascript; charset=utf-8"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "svg": return "image/svg+xml"
+        case "pdf": return "application/pdf"
+        default: return "application/octet-stream"
+        }
+    }
+}

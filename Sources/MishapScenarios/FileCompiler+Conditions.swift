@@ -1,0 +1,135 @@
+import MishapEngine
+import Yams
+
+extension FileCompiler {
+    static let whenKeys = ["query", "headers", "body", "path", "malformedBody"]
+    static let conditionKeys = ["equals", "oneOf", "absent", "present", "empty", "length", "minLength", "maxLength",
+                                "matches", "prefix", "suffix", "contains", "not"]
+
+    /// `when:` is one mapping (every test must hold) or a list of them (any one must hold).
+    /// Returns nil after reporting a problem.
+    mutating func compileWhen(_ node: Node, path: PathPattern) -> [Predicate]? {
+        if case .sequence = node {
+            guard let items = sequence(node, what: "'when'"), !items.isEmpty else {
+                error("'when' as a list needs at least one alternative", at: node)
+                return nil
+            }
+            let predicates = items.map { compilePredicate($0, path: path) }
+            return predicates.contains(where: { $0 == nil }) ? nil : predicates.compactMap { $0 }
+        }
+        return compilePredicate(node, path: path).map { [$0] }
+    }
+
+    private mutating func compilePredicate(_ node: Node, path: PathPattern) -> Predicate? {
+        guard let keyed = mapping(node, allowedKeys: Self.whenKeys, what: "'when'") else { return nil }
+        var predicate = Predicate()
+        var valid = true
+        for (name, _, value) in keyed.pairs {
+            if name == "malformedBody" {
+                guard let flag = boolean(value, what: "'malformedBody'") else { valid = false; continue }
+                predicate.malformedBody = flag
+                continue
+            }
+            guard let fields = namedMapping(value, what: "'\(name)'") else { valid = false; continue }
+            for field in fields {
+                let source: ValueSource
+                switch name {
+                case "query": source = .query(field.name)
+                case "headers": source = .header(field.name)
+                case "body": source = .body(field.name.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+                default:
+                    guard path.parameterNames.contains(field.name) else {
+                        let known = path.parameterNames.isEmpty ? "the path has no {parameters}" : "the path's parameters are " + path.parameterNames.joined(separator: ", ")
+                        error("unknown path parameter '\(field.name)'\(Suggestion.hint(for: field.name, in: path.parameterNames)); \(known)", at: field.key)
+                        valid = false
+                        continue
+                    }
+                    source = .pathParameter(field.name)
+                }
+                guard let condition = compileCondition(field.value) else { valid = false; continue }
+                predicate.conditions.append((source, condition))
+            }
+        }
+        return valid ? predicate : nil
+    }
+
+    /// A value alone means equality, a list means one of, a mapping combines named tests.
+    mutating func compileCondition(_ node: Node) -> Condition? {
+        switch node {
+        case .scalar(let scalar):
+            if YAMLScalar.isNull(scalar) {
+                error("an empty value matches nothing: write 'absent: true' or 'empty: true'", at: node)
+                return nil
+            }
+            return .equals(scalar.string)
+        case .sequence:
+            return compileOneOf(node)
+        case .mapping:
+            guard let keyed = mapping(node, allowedKeys: Self.conditionKeys, what: "a condition") else { return nil }
+            var parts: [Condition] = []
+            var valid = true
+            for (name, _, value) in keyed.pairs {
+                if let part = compileConditionKey(name, value) { parts.append(part) } else { valid = false }
+            }
+            guard valid else { return nil }
+            if parts.isEmpty {
+                error("an empty condition tests nothing: write a value or one of \(Self.conditionKeys.joined(separator: ", "))", at: node)
+                return nil
+            }
+            return parts.count == 1 ? parts[0] : .all(parts)
+        case .alias:
+            error("aliases are not supported here", at: node)
+            return nil
+        }
+    }
+
+    private mutating func compileConditionKey(_ name: String, _ value: Node) -> Condition? {
+        switch name {
+        case "equals": return string(value, what: "'equals'").map(Condition.equals)
+        case "oneOf": return compileOneOf(value)
+        case "absent", "present", "empty":
+            guard let flag = boolean(value, what: "'\(name)'") else { return nil }
+            let condition: Condition = name == "absent" ? .absent : name == "present" ? .present : .empty
+            return flag ? condition : .not(condition)
+        case "length":
+            guard let length = nonNegative(value, what: "'length'") else { return nil }
+            return .length(min: length, max: length)
+        case "minLength":
+            return nonNegative(value, what: "'minLength'").map { .length(min: $0, max: nil) }
+        case "maxLength":
+            return nonNegative(value, what: "'maxLength'").map { .length(min: nil, max: $0) }
+        case "matches":
+            guard let source = string(value, what: "'matches'") else { return nil }
+            do {
+                return .matches(try Pattern(source))
+            } catch {
+                self.error("invalid regular expression '\(source)': \(error)", at: value)
+                return nil
+            }
+        case "prefix": return string(value, what: "'prefix'").map(Condition.prefix)
+        case "suffix": return string(value, what: "'suffix'").map(Condition.suffix)
+        case "contains": return string(value, what: "'contains'").map(Condition.contains)
+        default:
+            return compileCondition(value).map(Condition.not)
+        }
+    }
+
+    private mutating func compileOneOf(_ node: Node) -> Condition? {
+        guard let items = sequence(node, what: "'oneOf'") else { return nil }
+        var options = Set<String>()
+        for item in items {
+            guard let text = string(item, what: "each of 'oneOf'") else { return nil }
+            options.insert(text)
+        }
+        return .oneOf(options)
+    }
+
+    private mutating func nonNegative(_ node: Node, what: String) -> Int? {
+        guard let value = integer(node, what: what) else { return nil }
+        guard value >= 0 else {
+            error("\(what) must not be negative", at: node)
+            return nil
+        }
+        return value
+    }
+}

@@ -1,0 +1,119 @@
+import MishapEngine
+import Yams
+
+extension FileCompiler {
+    static let fileKeys = ["endpoint", "rules", "endpoints"]
+    static let endpointKeys = ["endpoint", "rules"]
+    static let ruleKeys = ["name", "when", "respond", "cycle"]
+    static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
+
+    /// A file holds one endpoint (`endpoint:` and `rules:`) or several (`endpoints:`, a list of them).
+    mutating func compileFile(_ root: Node) -> [(Endpoint, Node)] {
+        guard let file = mapping(root, allowedKeys: Self.fileKeys, what: "a scenario file") else { return [] }
+        if let list = file["endpoints"] {
+            if let stray = file.key("endpoint") ?? file.key("rules") {
+                error("a file has either 'endpoints:' (a list) or one 'endpoint:' with its 'rules:', not both", at: stray)
+            }
+            guard let items = sequence(list, what: "'endpoints'") else { return [] }
+            return items.compactMap { item in
+                guard let keyed = mapping(item, allowedKeys: Self.endpointKeys, what: "an endpoint") else { return nil }
+                return compileEndpoint(keyed, at: item)
+            }
+        }
+        return compileEndpoint(file, at: root).map { [$0] } ?? []
+    }
+
+    private mutating func compileEndpoint(_ keyed: KeyedNodes, at node: Node) -> (Endpoint, Node)? {
+        guard let endpointNode = keyed["endpoint"] else {
+            error("missing 'endpoint:' (for example 'endpoint: GET /login')", at: node)
+            return nil
+        }
+        guard let rulesNode = keyed["rules"] else {
+            error("endpoint has no 'rules:'", at: node)
+            return nil
+        }
+        guard let declaration = string(endpointNode, what: "'endpoint'") else { return nil }
+        let parts = declaration.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2 else {
+            error("'endpoint' must be a method and a path, for example 'GET /isUserNameAvailable'", at: endpointNode)
+            return nil
+        }
+        let method = parts[0].uppercased()
+        guard Self.methods.contains(method) else {
+            error("unknown method '\(parts[0])'\(Suggestion.hint(for: method, in: Self.methods)); expected one of \(Self.methods.joined(separator: ", "))", at: endpointNode)
+            return nil
+        }
+        guard let path = PathPattern(String(parts[1])) else {
+            error("'\(parts[1])' is not a path: it must start with '/', '{name}' must fill a whole segment and '*' may only end it", at: endpointNode)
+            return nil
+        }
+        guard let ruleNodes = sequence(rulesNode, what: "'rules'") else { return nil }
+        if ruleNodes.isEmpty { error("'rules' is empty: an endpoint needs at least one rule", at: rulesNode) }
+
+        var rules: [Rule] = []
+        var names: [String: Node] = [:]
+        for ruleNode in ruleNodes {
+            guard let (rule, nameNode) = compileRule(ruleNode, path: path) else { continue }
+            if let first = names[rule.name] {
+                error("duplicate rule name '\(rule.name)' (first at \(displayPath):\(first.mark?.line ?? 1):\(first.mark?.column ?? 1))", at: nameNode)
+                continue
+            }
+            names[rule.name] = nameNode
+            rules.append(rule)
+        }
+        return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode)), endpointNode)
+    }
+
+    private mutating func compileRule(_ node: Node, path: PathPattern) -> (Rule, Node)? {
+        guard let keyed = mapping(node, allowedKeys: Self.ruleKeys, what: "a rule") else { return nil }
+        guard let nameNode = keyed["name"] else {
+            error("rule has no 'name:' (names appear in logs and select rules for tests)", at: node)
+            return nil
+        }
+        guard let name = string(nameNode, what: "'name'") else { return nil }
+        if name.isEmpty { error("'name' must not be empty", at: nameNode) }
+
+        let predicates = keyed["when"].map { compileWhen($0, path: path) } ?? [.always]
+
+        let action: Rule.Action?
+        switch (keyed["respond"], keyed["cycle"]) {
+        case (let respond?, nil):
+            action = compileResponse(respond).map(Rule.Action.respond)
+        case (nil, let cycle?):
+            action = compileCycle(cycle)
+        case (_?, _?):
+            error("a rule has either 'respond:' or 'cycle:', not both", at: keyed.key("cycle")!)
+            action = nil
+        case (nil, nil):
+            error("rule '\(name)' has neither 'respond:' nor 'cycle:'", at: node)
+            action = nil
+        }
+        guard let predicates, let action else { return nil }
+        return (Rule(name: name, when: predicates, action: action, source: location(node)), nameNode)
+    }
+
+    private mutating func compileCycle(_ node: Node) -> Rule.Action? {
+        guard let items = sequence(node, what: "'cycle'") else { return nil }
+        guard !items.isEmpty else {
+            error("'cycle' is empty: list the responses in order ('pass' falls through to the next rule)", at: node)
+            return nil
+        }
+        var steps: [Rule.CycleStep] = []
+        var valid = true
+        for item in items {
+            if let scalar = item.scalar {
+                if scalar.string == "pass" {
+                    steps.append(.pass)
+                } else {
+                    error("a cycle step is a response or 'pass', not '\(scalar.string)'", at: item)
+                    valid = false
+                }
+            } else if let response = compileResponse(item) {
+                steps.append(.respond(response))
+            } else {
+                valid = false
+            }
+        }
+        return valid ? .cycle(steps, CycleCounter()) : nil
+    }
+}

@@ -1,0 +1,229 @@
+import MishapEngine
+import Yams
+
+extension FileCompiler {
+    static let responseKeys = ["status", "headers", "json", "text", "file", "contentType"]
+    static let bodyKeys = ["json", "text", "file"]
+    /// Headers the server computes itself; declaring them would contradict the body it sends.
+    static let reservedHeaders = ["content-length", "transfer-encoding", "date", "connection"]
+
+    static let jsonContentType = "application/json; charset=utf-8"
+    static let textContentType = "text/plain; charset=utf-8"
+
+    /// A response: `status` (200 when left out), `headers`, and at most one body: `json` (any YAML,
+    /// sent as JSON), `text`, or `file` (a path relative to the scenario file).
+    mutating func compileResponse(_ node: Node) -> ResponseTemplate? {
+        guard let keyed = mapping(node, allowedKeys: Self.responseKeys, what: "a response") else { return nil }
+        var valid = true
+
+        var status = 200
+        if let statusNode = keyed["status"] {
+            if let value = integer(statusNode, what: "'status'"), (100...599).contains(value) {
+                status = value
+            } else {
+                if statusNode.scalar.flatMap({ Int($0.string) }) != nil {
+                    error("'status' must be an HTTP status code from 100 to 599", at: statusNode)
+                }
+                valid = false
+            }
+        }
+
+        let bodies = Self.bodyKeys.compactMap { name in keyed.key(name).map { (name, $0) } }
+        if bodies.count > 1 {
+            error("a response has one body: '\(bodies[0].0)' and '\(bodies[1].0)' cannot both be given", at: bodies[1].1)
+            valid = false
+        }
+
+        var body = Template(segments: [], escaping: .none)
+        var contentType: String?
+        if let json = keyed["json"] {
+            if let segments = jsonSegments(json) { body = Template(segments: segments, escaping: .json) } else { valid = false }
+            contentType = Self.jsonContentType
+        } else if let text = keyed["text"] {
+            if let value = string(text, what: "'text'"), let template = template(value, escaping: .none, at: text) {
+                body = template
+            } else {
+                valid = false
+            }
+            contentType = Self.textContentType
+        } else if let file = keyed["file"] {
+            if let path = string(file, what: "'file'") {
+                switch bodyFiles.read(path) {
+                case .success(let bytes):
+                    body = Template(segments: [.literal(bytes)], escaping: .none)
+                    contentType = BodyFileResolver.contentType(forPath: path)
+                case .failure(let problem):
+                    error(problem.message, at: file)
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+        }
+        if let typeNode = keyed["contentType"] {
+            if let value = string(typeNode, what: "'contentType'") { contentType = value } else { valid = false }
+        }
+
+        var headers: [(name: String, value: Template)] = []
+        if let headersNode = keyed["headers"], let fields = namedMapping(headersNode, what: "'headers'") {
+            for field in fields {
+                if !field.name.allSatisfy(\.isHTTPTokenCharacter) {
+                    error("'\(field.name)' is not a valid header name", at: field.key)
+                    valid = false
+                    continue
+                }
+                if Self.reservedHeaders.contains(field.name.lowercased()) {
+                    error("'\(field.name)' is set by the server and cannot be declared", at: field.key)
+                    valid = false
+                    continue
+                }
+                guard let value = string(field.value, what: "a header value"),
+                      let template = template(value, escaping: .header, at: field.value) else {
+                    valid = false
+                    continue
+                }
+                if field.name.lowercased() == "content-type" { contentType = nil }
+                headers.append((field.name, template))
+            }
+        } else if keyed["headers"] != nil {
+            valid = false
+        }
+        if let contentType {
+            headers.insert(("Content-Type", Template(literal: contentType)), at: 0)
+        }
+        return valid ? ResponseTemplate(status: status, headers: headers, body: body) : nil
+    }
+
+    // MARK: Templates
+
+    /// Splits `text` at its `{{placeholders}}`.
+    mutating func template(_ text: String, escaping: Template.Escaping, at node: Node) -> Template? {
+        guard let parts = placeholderParts(text, at: node) else { return nil }
+        return Template(segments: parts.map { part in
+            switch part {
+            case .text(let text): return .literal(Array(text.utf8))
+            case .value(let source): return .value(source)
+            }
+        }, escaping: escaping)
+    }
+
+    enum TextPart {
+        case text(String)
+        case value(ValueSource)
+    }
+
+    static let placeholderRoots = ["query", "headers", "body", "path", "request"]
+
+    /// The literal text and placeholders of `text`, in order.
+    mutating func placeholderParts(_ text: String, at node: Node) -> [TextPart]? {
+        var parts: [TextPart] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            parts.append(.text(String(rest[..<open.lowerBound])))
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                error("unclosed placeholder: '{{' without '}}'", at: node)
+                return nil
+            }
+            let name = rest[open.upperBound..<close.lowerBound].trimmingSpaces
+            guard let source = valueSource(placeholder: name, at: node) else { return nil }
+            parts.append(.value(source))
+            rest = rest[close.upperBound...]
+        }
+        parts.append(.text(String(rest)))
+        return parts
+    }
+
+    private mutating func valueSource(placeholder name: String, at node: Node) -> ValueSource? {
+        let pieces = name.split(separator: ".", maxSplits: 1).map(String.init)
+        let root = pieces.first ?? ""
+        let rest = pieces.count > 1 ? pieces[1] : ""
+        switch root {
+        case "query" where !rest.isEmpty: return .query(rest)
+        case "headers" where !rest.isEmpty, "header" where !rest.isEmpty: return .header(rest)
+        case "body" where !rest.isEmpty: return .body(rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+        case "path" where !rest.isEmpty: return .pathParameter(rest)
+        case "request" where rest == "method": return .method
+        case "request" where rest == "path": return .path
+        default:
+            let hint = Self.placeholderRoots.contains(root) ? "" : Suggestion.hint(for: root, in: Self.placeholderRoots)
+            error("unknown placeholder '{{\(name)}}'\(hint); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method or request.path", at: node)
+            return nil
+        }
+    }
+
+    // MARK: JSON bodies
+
+    /// Writes a YAML tree as JSON text, with placeholders inside strings escaped at render time.
+    mutating func jsonSegments(_ node: Node) -> [Template.Segment]? {
+        var segments: [Template.Segment] = []
+        var valid = true
+        func literal(_ text: String) { segments.append(.literal(Array(text.utf8))) }
+        func quoted(_ text: String, at node: Node, _ compiler: inout FileCompiler) {
+            literal("\"")
+            guard let parts = compiler.placeholderParts(text, at: node) else { valid = false; return }
+            for part in parts {
+                switch part {
+                case .text(let text):
+                    var escaped: [UInt8] = []
+                    JSONEscaping.appendEscaped(text, to: &escaped)
+                    segments.append(.literal(escaped))
+                case .value(let source):
+                    segments.append(.value(source))
+                }
+            }
+            literal("\"")
+        }
+        func write(_ node: Node, _ compiler: inout FileCompiler) {
+            switch node {
+            case .scalar(let scalar):
+                switch YAMLScalar.resolve(scalar) {
+                case .null: literal("null")
+                case .bool(let value): literal(value ? "true" : "false")
+                case .number(let text): literal(text)
+                case .string(let text): quoted(text, at: node, &compiler)
+                }
+            case .sequence(let sequence):
+                literal("[")
+                for (i, item) in sequence.enumerated() {
+                    if i > 0 { literal(",") }
+                    write(item, &compiler)
+                }
+                literal("]")
+            case .mapping(let mapping):
+                literal("{")
+                for (i, pair) in mapping.enumerated() {
+                    if i > 0 { literal(",") }
+                    guard let key = pair.key.scalar?.string else {
+                        compiler.error("JSON object keys must be strings", at: pair.key)
+                        valid = false
+                        continue
+                    }
+                    quoted(key, at: pair.key, &compiler)
+                    literal(":")
+                    write(pair.value, &compiler)
+                }
+                literal("}")
+            case .alias:
+                compiler.error("aliases are not supported in JSON bodies", at: node)
+                valid = false
+            }
+        }
+        write(node, &self)
+        return valid ? segments : nil
+    }
+}
+
+extension Character {
+    /// RFC 9110 token characters, the ones a header name may use.
+    var isHTTPTokenCharacter: Bool {
+        guard isASCII, let ascii = asciiValue else { return false }
+        if isLetter || isNumber { return true }
+        return "!#$%&'*+-.^_`|~".utf8.contains(ascii)
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

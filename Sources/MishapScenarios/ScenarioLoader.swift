@@ -1,0 +1,150 @@
+import MishapEngine
+import Yams
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Compiled scenarios: the endpoints of every file, and the files they came from.
+public struct ScenarioSet: Sendable {
+    public var endpoints: [Endpoint]
+    /// The scenario files read, as shown in messages.
+    public var files: [String]
+
+    /// An engine answering with these scenarios.
+    public func makeEngine() -> Engine { Engine(endpoints: endpoints) }
+}
+
+/// Loads scenario files (YAML, or JSON, which is YAML too) and compiles them, reporting every
+/// problem as `file:line:column: message`.
+public enum ScenarioLoader {
+    /// File extensions read as scenarios.
+    public static let extensions = ["yaml", "yml", "json"]
+    /// Folders whose files are response bodies, never scenarios.
+    public static let bodyFolderName = "files"
+
+    /// Loads every scenario file under `directory` (sub-folders included, `files/` excepted),
+    /// in path order.
+    public static func load(directory: String) throws(ScenarioError) -> ScenarioSet {
+        let shown = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        guard let resolved = realpath(directory, nil) else {
+            throw ScenarioError(diagnostics: [ScenarioDiagnostic(file: shown, line: 1, column: 1, message: "scenarios folder not found")])
+        }
+        let root = String(cString: resolved)
+        free(resolved)
+        guard isDirectory(root) else {
+            throw ScenarioError(diagnostics: [ScenarioDiagnostic(file: shown, line: 1, column: 1, message: "not a folder")])
+        }
+        var sources: [(display: String, directory: String, text: String)] = []
+        var diagnostics: [ScenarioDiagnostic] = []
+        for relative in scenarioFiles(in: root) {
+            let display = shown == "." ? relative : shown + "/" + relative
+            let full = root + "/" + relative
+            guard let bytes = BodyFileResolver.contents(of: full) else {
+                diagnostics.append(ScenarioDiagnostic(file: display, line: 1, column: 1, message: "cannot be read"))
+                continue
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                diagnostics.append(ScenarioDiagnostic(file: display, line: 1, column: 1, message: "is not UTF-8 text"))
+                continue
+            }
+            let folder = full.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            sources.append((display, folder, text))
+        }
+        if sources.isEmpty && diagnostics.isEmpty {
+            diagnostics.append(ScenarioDiagnostic(file: shown, line: 1, column: 1,
+                message: "no scenario files (*.yaml, *.yml, *.json) in this folder"))
+        }
+        return try compile(sources.map { ($0.display, BodyFileResolver(directory: $0.directory, root: root), $0.text) },
+                           earlier: diagnostics)
+    }
+
+    /// Compiles scenario text that has no folder (bodies then cannot come from files).
+    /// `name` stands for the file in messages.
+    public static func load(yaml text: String, name: String = "inline.yaml") throws(ScenarioError) -> ScenarioSet {
+        try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [])
+    }
+
+    private static func compile(
+        _ sources: [(display: String, bodyFiles: BodyFileResolver, text: String)],
+        earlier: [ScenarioDiagnostic]
+    ) throws(ScenarioError) -> ScenarioSet {
+        var diagnostics = earlier
+        var endpoints: [Endpoint] = []
+        var declared: [String: String] = [:]
+        for source in sources {
+            var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles)
+            let root: Node?
+            do {
+                root = try Yams.compose(yaml: source.text)
+            } catch {
+                diagnostics.append(yamlDiagnostic(error, file: source.display))
+                continue
+            }
+            guard let root else { continue }
+            for (endpoint, node) in compiler.compileFile(root) {
+                let key = "\(endpoint.method) \(endpoint.path)"
+                if let first = declared[key] {
+                    compiler.error("endpoint '\(key)' is already declared at \(first)", at: node)
+                    continue
+                }
+                declared[key] = "\(source.display):\(node.mark?.line ?? 1):\(node.mark?.column ?? 1)"
+                endpoints.append(endpoint)
+            }
+            diagnostics += compiler.diagnostics
+        }
+        guard diagnostics.isEmpty else { throw ScenarioError(diagnostics: diagnostics) }
+        return ScenarioSet(endpoints: endpoints, files: sources.map(\.display))
+    }
+
+    /// A YAML syntax error, located.
+    static func yamlDiagnostic(_ error: any Error, file: String) -> ScenarioDiagnostic {
+        guard let yamlError = error as? YamlError else {
+            return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "\(error)")
+        }
+        switch yamlError {
+        case .scanner(let context, let problem, let mark, _),
+             .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) \($0.text)" } ?? problem
+            return ScenarioDiagnostic(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(detail)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return ScenarioDiagnostic(file: file, line: context.mark.line, column: context.mark.column,
+                message: "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in one mapping")
+        case .reader(let problem, let offset, _, _):
+            return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "YAML: \(problem)" + (offset.map { " at byte \($0)" } ?? ""))
+        default:
+            return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "YAML: \(yamlError)")
+        }
+    }
+
+    /// Scenario files below `root`, relative to it, sorted.
+    static func scenarioFiles(in root: String) -> [String] {
+        var found: [String] = []
+        func walk(_ relative: String) {
+            let path = relative.isEmpty ? root : root + "/" + relative
+            guard let dir = opendir(path) else { return }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name.hasPrefix(".") { continue }
+                let child = relative.isEmpty ? name : relative + "/" + name
+                if isDirectory(root + "/" + child) {
+                    if name != bodyFolderName { walk(child) }
+                } else if let ext = name.split(separator: ".").last, name.contains("."),
+                          extensions.contains(ext.lowercased()) {
+                    found.append(child)
+                }
+            }
+        }
+        walk("")
+        return found.sorted()
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}

@@ -1,0 +1,40 @@
+/// "Did you mean" for misspelt keys and names.
+enum Suggestion {
+    /// The closest candidate to `word`, when it is close enough to be a likely typo.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let lowered = word.lowercased()
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(Array(lowered), Array(candidate.lowercased()))
+            if distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
+        }
+        guard let (candidate, distance) = best else { return nil }
+        return distance <= max(1, min(3, candidate.count / 3)) ? candidate : nil
+    }
+
+    /// Appends ` (did you mean 'x'?)` when there is a close candidate.
+    static func hint(for word: String, in candidates: [String]) -> String {
+        closest(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+    }
+
+    /// Levenshtein distance, counting a swap of two neighbours as one edit.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previousPrevious = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previousPrevious[j - 2] + 1)
+                }
+            }
+            (previousPrevious, previous, current) = (previous, current, previousPrevious)
+        }
+        return previous[b.count]
+    }
+}

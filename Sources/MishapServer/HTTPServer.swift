@@ -1,0 +1,115 @@
+import CMicroHTTPD
+import CMicroHTTPDShim
+import Logging
+import MishapEngine
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd that asks a `Responder` what to answer and sends it.
+///
+/// libmicrohttpd runs its own worker threads (one epoll loop each); the responder is called on
+/// them concurrently.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: ServerConfiguration
+    let responder: any Responder
+    let logger: Logger
+
+    // Guarded by `lifecycle`: the daemon handle, the retained self passed as callback context,
+    // and the logger context that must outlive the daemon.
+    private let lifecycle = Mutex<Running?>(nil)
+    private struct Running: @unchecked Sendable {
+        let daemon: OpaquePointer
+        let port: UInt16
+        let context: Unmanaged<HTTPServer>
+        let logContext: UnsafeMutablePointer<mishap_logger>
+    }
+
+    /// The last message libmicrohttpd logged, used to explain a failed start.
+    let lastLogMessage = Mutex<String?>(nil)
+
+    public init(configuration: ServerConfiguration, responder: any Responder, logger: Logger = Logger(label: "mishap.server")) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    /// The port the server listens on while running (the real one when started with port 0).
+    public var port: UInt16? { lifecycle.withLock { $0?.port } }
+
+    /// The base URL clients use, e.g. `http://127.0.0.1:8080`.
+    public var url: String? {
+        guard let port else { return nil }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "http://\(host):\(port)"
+    }
+
+    /// Binds and starts serving; returns once the socket accepts connections.
+    public func start() throws {
+        guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
+            throw ServerError.unresolvableHost(configuration.host)
+        }
+        let context = Unmanaged.passRetained(self)
+        let logContext = UnsafeMutablePointer<mishap_logger>.allocate(capacity: 1)
+        logContext.initialize(to: mishap_logger(log: logFromDaemon, cls: context.toOpaque()))
+
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+
+        let daemon = withUnsafePointer(to: &address.storage) { storage in
+            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+                var config = mishap_daemon_config()
+                config.flags = flags
+                config.port = configuration.port
+                config.address = sockaddrPointer
+                config.thread_pool_size = UInt32(configuration.threads)
+                config.connection_limit = UInt32(configuration.connectionLimit)
+                config.connection_timeout_seconds = UInt32(configuration.connectionTimeoutSeconds)
+                config.listen_backlog = 1024
+                config.handler = handleAccess
+                config.handler_cls = context.toOpaque()
+                config.completed = handleCompleted
+                config.completed_cls = context.toOpaque()
+                config.logger = logContext
+                return mishap_start_daemon(&config)
+            }
+        }
+        guard let daemon else {
+            context.release()
+            logContext.deallocate()
+            let reason = lastLogMessage.withLock { $0 } ?? "libmicrohttpd could not start"
+            throw ServerError.startFailed(host: configuration.host, port: configuration.port, reason: reason)
+        }
+        let port = configuration.port == 0 ? mishap_daemon_port(daemon) : configuration.port
+        lifecycle.withLock {
+            $0 = Running(daemon: daemon, port: port, context: context, logContext: logContext)
+        }
+    }
+
+    /// Stops listening and closes every connection. Safe to call more than once.
+    public func stop() {
+        guard let running = lifecycle.withLock({ state -> Running? in
+            defer { state = nil }
+            return state
+        }) else { return }
+        MHD_stop_daemon(running.daemon)
+        running.logContext.deallocate()
+        running.context.release()
+    }
+
+    deinit {
+        stop()
+    }
+}
+
+/// libmicrohttpd's error log, one line at a time.
+private func logFromDaemon(_ context: UnsafeMutableRawPointer?, _ message: UnsafePointer<CChar>?) {
+    guard let context, let message else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    var line = String(cString: message)
+    while line.last?.isNewline == true { line.removeLast() }
+    server.lastLogMessage.withLock { $0 = line }
+    server.logger.debug("\(line)", metadata: ["source": "libmicrohttpd"])
+}

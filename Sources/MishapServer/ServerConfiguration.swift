@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the server listens and what it tolerates.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind: an IPv4 or IPv6 literal or a host name. Loopback unless told otherwise.
+    public var host: String
+    /// The TCP port; 0 picks a free one.
+    public var port: UInt16
+    /// Worker threads, each with its own epoll loop.
+    public var threads: Int
+    /// Largest request body read; a larger one is answered 413.
+    public var maxBodyBytes: Int
+    /// Most connections open at once.
+    public var connectionLimit: Int
+    /// Seconds an idle connection is kept.
+    public var connectionTimeoutSeconds: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: UInt16 = 8080,
+        threads: Int = ServerConfiguration.processorCount,
+        maxBodyBytes: Int = 10 << 20,
+        connectionLimit: Int = 4096,
+        connectionTimeoutSeconds: Int = 30
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionLimit = connectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+    }
+
+    /// The processors online, at least 1.
+    public static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+}

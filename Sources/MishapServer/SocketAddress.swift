@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A resolved IPv4 or IPv6 address to bind, kept in storage libmicrohttpd can read.
+struct SocketAddress {
+    var storage = sockaddr_storage()
+    var isIPv6 = false
+
+    /// Resolves `host` (a literal address or a name) for a passive TCP socket on `port`.
+    init?(host: String, port: UInt16) {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result else { return nil }
+        defer { freeaddrinfo(result) }
+        // Prefer IPv4 when a name resolves to both (localhost), as clients usually try it first.
+        var chosen = first
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if entry.pointee.ai_family == AF_INET { chosen = entry; break }
+            cursor = entry.pointee.ai_next
+        }
+        isIPv6 = chosen.pointee.ai_family == AF_INET6
+        withUnsafeMutableBytes(of: &storage) { raw in
+            raw.copyMemory(from: UnsafeRawBufferPointer(start: chosen.pointee.ai_addr, count: Int(chosen.pointee.ai_addrlen)))
+        }
+    }
+}
