@@ -55,5 +55,7 @@ let package = Package(
             name: "MishapServerTests",
             dependencies: ["MishapServer", "MishapScenarios", "MishapEngine"]
         ),
+        // Runs the built `mishap` binary as a process (make test builds it first).
+        .testTarget(name: "MishapCLITests"),
     ]
 )

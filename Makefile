@@ -1,0 +1,38 @@
+# Mishap: `make run` serves the default scenarios, `make test` runs every test.
+# Both install what is missing first (libmicrohttpd-dev through apt-get).
+
+SWIFT ?= swift
+SCENARIOS ?= scenarios
+ARGS ?=
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+APT_PACKAGES := libmicrohttpd-dev pkg-config curl
+
+.PHONY: all deps build release run test clean
+
+all: build
+
+## deps: install libmicrohttpd-dev (and pkg-config, curl) when pkg-config cannot find it
+deps:
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! command -v curl >/dev/null 2>&1; then \
+		echo "mishap: installing $(APT_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## run: build a release binary and serve ./scenarios on http://127.0.0.1:8080 (ARGS="--port 9000" to change)
+run: release
+	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
+
+## test: build and run every test
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build
