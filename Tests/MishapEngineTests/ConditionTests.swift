@@ -1,1 +1,58 @@
 import Testing
+@testable import MishapEngine
+
+@Suite struct ConditionTests {
+    @Test func equalityAndOneOf() {
+        #expect(Condition.equals("admin").holds(for: "admin"))
+        #expect(!Condition.equals("admin").holds(for: "Admin"))
+        #expect(!Condition.equals("admin").holds(for: nil))
+        #expect(Condition.oneOf(["admin", "superuser"]).holds(for: "superuser"))
+        #expect(!Condition.oneOf(["admin", "superuser"]).holds(for: "root"))
+    }
+
+    @Test func presenceAndEmptiness() {
+        #expect(Condition.absent.holds(for: nil))
+        #expect(!Condition.absent.holds(for: ""))
+        #expect(Condition.present.holds(for: ""))
+        #expect(Condition.empty.holds(for: ""))
+        #expect(!Condition.empty.holds(for: nil))
+        #expect(!Condition.empty.holds(for: "x"))
+    }
+
+    @Test func lengthCountsCharactersAsSwiftDoes() {
+        let atMostThree = Condition.length(min: nil, max: 3)
+        #expect(atMostThree.holds(for: "abc"))
+        #expect(!atMostThree.holds(for: "abcd"))
+        // Four characters, five bytes.
+        #expect(!atMostThree.holds(for: "jörg"))
+        // One grapheme cluster made of five scalars.
+        #expect(atMostThree.holds(for: "👨‍👩‍👧"))
+        #expect(atMostThree.holds(for: "e\u{301}e\u{301}e\u{301}"))
+        #expect(!atMostThree.holds(for: nil))
+        #expect(Condition.length(min: 2, max: 2).holds(for: "ab"))
+        #expect(!Condition.length(min: 2, max: nil).holds(for: "a"))
+    }
+
+    @Test func textTests() throws {
+        #expect(Condition.prefix("servererror@").holds(for: "servererror@example.com"))
+        #expect(!Condition.prefix("servererror@").holds(for: "x-servererror@example.com"))
+        #expect(Condition.suffix(".com").holds(for: "a@b.com"))
+        #expect(Condition.contains("@").holds(for: "a@b"))
+        let digits = Condition.matches(try Pattern("^[0-9]+$"))
+        #expect(digits.holds(for: "12345"))
+        #expect(!digits.holds(for: "12a45"))
+        #expect(Condition.matches(try Pattern("b+")).holds(for: "abbbc"))
+        #expect(throws: (any Error).self) { try Pattern("a(") }
+    }
+
+    @Test func negationAndConjunction() {
+        let noAt = Condition.not(.contains("@"))
+        #expect(noAt.holds(for: "john.doe.com"))
+        #expect(!noAt.holds(for: "john@doe.com"))
+        // An absent value fails every test, so it passes their negation.
+        #expect(noAt.holds(for: nil))
+        let both = Condition.all([.prefix("a"), .suffix("z")])
+        #expect(both.holds(for: "abcz"))
+        #expect(!both.holds(for: "abc"))
+    }
+}

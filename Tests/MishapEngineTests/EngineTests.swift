@@ -1,0 +1,117 @@
+import Dispatch
+import Testing
+@testable import MishapEngine
+
+@Suite struct EngineTests {
+    private func json(_ status: Int, _ text: String) -> ResponseTemplate {
+        ResponseTemplate(status: status, headers: [("Content-Type", Template(literal: "application/json; charset=utf-8"))], body: Template(literal: text))
+    }
+
+    private func engine(_ rules: [Rule], method: String = "GET", path: String = "/check") -> Engine {
+        Engine(endpoints: [Endpoint(method: method, path: PathPattern(path)!, rules: rules)])
+    }
+
+    private func name(_ value: String) -> Predicate {
+        Predicate(conditions: [(.query("name"), .equals(value))])
+    }
+
+    @Test func firstMatchingRuleAnswers() {
+        let engine = engine([
+            Rule(name: "admin", when: [name("admin")], action: .respond(json(400, "{}"))),
+            Rule(name: "anyone", action: .respond(json(200, "{}"))),
+        ])
+        let admin = engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "admin")]))
+        #expect(admin.status == 400)
+        #expect(admin.rule == "admin")
+        #expect(admin.endpoint == "GET /check")
+        #expect(engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "bob")])).rule == "anyone")
+    }
+
+    @Test func whenAlternativesMatchAny() {
+        let engine = engine([
+            Rule(name: "either", when: [name("a"), name("b")], action: .respond(json(418, "{}"))),
+            Rule(name: "other", action: .respond(json(200, "{}"))),
+        ])
+        for value in ["a", "b"] {
+            #expect(engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", value)])).status == 418)
+        }
+        #expect(engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "c")])).status == 200)
+    }
+
+    @Test func unknownPathsAndMethodsAreNotFound() {
+        let engine = engine([Rule(name: "ok", action: .respond(json(200, "{}")))])
+        for request in [Request(method: "GET", path: "/nope"), Request(method: "POST", path: "/check")] {
+            let plan = engine.respond(to: request)
+            #expect(plan.status == 404)
+            #expect(plan.body == Array(#"{"error":true,"reason":"Not Found"}"#.utf8))
+            #expect(plan.rule == nil)
+        }
+    }
+
+    @Test func headAnswersLikeGet() {
+        let engine = engine([Rule(name: "ok", action: .respond(json(200, "{}")))])
+        #expect(engine.respond(to: Request(method: "HEAD", path: "/check")).rule == "ok")
+    }
+
+    @Test func anyMethodAnswersEveryMethod() {
+        let engine = engine([Rule(name: "ok", action: .respond(json(200, "{}")))], method: "ANY")
+        for method in ["GET", "POST", "DELETE", "PATCH"] {
+            #expect(engine.respond(to: Request(method: method, path: "/check")).status == 200)
+        }
+    }
+
+    @Test func cyclePassFallsThroughToLaterRules() {
+        let engine = engine([
+            Rule(name: "maintenance", when: [name("maintenance")],
+                 action: .cycle([.respond(json(500, "{}")), .respond(json(500, "{}")), .pass], CycleCounter())),
+            Rule(name: "available", action: .respond(json(200, "{}"))),
+        ])
+        let request = Request(method: "GET", path: "/check", query: [Field("name", "maintenance")])
+        let statuses = (0..<7).map { _ in engine.respond(to: request).status }
+        #expect(statuses == [500, 500, 200, 500, 500, 200, 500])
+        // Requests the rule does not match do not move its cycle.
+        _ = engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "x")]))
+        #expect(engine.respond(to: request).status == 500)
+        #expect(engine.respond(to: request).status == 200)
+        engine.reset()
+        #expect(engine.respond(to: request).status == 500)
+    }
+
+    @Test func pathParametersFeedConditionsAndTemplates() {
+        let template = ResponseTemplate(status: 200, body: Template(segments: [.literal(Array("user ".utf8)), .value(.pathParameter("id"))], escaping: .none))
+        let engine = engine([
+            Rule(name: "gone", when: [Predicate(conditions: [(.pathParameter("id"), .equals("0"))])], action: .respond(json(410, "{}"))),
+            Rule(name: "user", action: .respond(template)),
+        ], path: "/users/{id}")
+        #expect(engine.respond(to: Request(method: "GET", path: "/users/0")).status == 410)
+        #expect(engine.respond(to: Request(method: "GET", path: "/users/42")).body == Array("user 42".utf8))
+        #expect(engine.respond(to: Request(method: "GET", path: "/users/42/x")).status == 404)
+    }
+
+    @Test func malformedBodyPredicate() {
+        let engine = engine([
+            Rule(name: "malformed", when: [Predicate(malformedBody: true)], action: .respond(json(400, "{}"))),
+            Rule(name: "ok", action: .respond(json(200, "{}"))),
+        ], method: "POST")
+        #expect(engine.respond(to: Request(method: "POST", path: "/check", body: Array("{nope".utf8))).status == 400)
+        #expect(engine.respond(to: Request(method: "POST", path: "/check", body: Array("{}".utf8))).status == 200)
+        #expect(engine.respond(to: Request(method: "POST", path: "/check")).status == 200)
+    }
+
+    @Test func cycleCounterIsExactUnderConcurrency() {
+        let counter = CycleCounter()
+        let positions = (0..<3).map { _ in Tally() }
+        DispatchQueue.concurrentPerform(iterations: 30_000) { _ in
+            positions[counter.next(length: 3)].increment()
+        }
+        #expect(positions.map { $0.value } == [10_000, 10_000, 10_000])
+    }
+}
+
+import Synchronization
+
+private final class Tally: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.wrappingAdd(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
