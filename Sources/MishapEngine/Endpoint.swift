@@ -19,21 +19,38 @@ public struct Endpoint: Sendable {
     public var name: String { "\(method) \(path)" }
 
     /// The plan of the first rule that answers, or nil when every rule passes.
-    func respond(_ context: inout MatchContext) -> ResponsePlan? {
-        for rule in rules where rule.matches(&context) {
-            let template: ResponseTemplate
-            switch rule.action {
-            case .respond(let response):
-                template = response
-            case .cycle(let steps, let counter):
-                guard case .respond(let response) = steps[counter.next(length: steps.count)] else { continue }
-                template = response
-            }
-            var plan = template.plan(context: &context)
-            plan.endpoint = name
-            plan.rule = rule.name
-            return plan
+    ///
+    /// A forced rule answers without its `when` and `chance` being tested; if its cycle step
+    /// passes, the rules after it are tried as usual.
+    func respond(_ context: inout MatchContext, forcing forced: Int? = nil, random: RandomSource) -> ResponsePlan? {
+        var index = forced ?? 0
+        if let forced, let plan = apply(rules[forced], &context, random) { return plan }
+        if forced != nil { index += 1 }
+        while index < rules.count {
+            let rule = rules[index]
+            index += 1
+            guard rule.matches(&context) else { continue }
+            if let chance = rule.chance, random.unit() >= chance { continue }
+            if let plan = apply(rule, &context, random) { return plan }
         }
         return nil
+    }
+
+    /// The rule's response for this request, or nil when its cycle step passes.
+    private func apply(_ rule: Rule, _ context: inout MatchContext, _ random: RandomSource) -> ResponsePlan? {
+        let template: ResponseTemplate
+        switch rule.action {
+        case .respond(let response):
+            template = response
+        case .cycle(let steps, let counter):
+            guard case .respond(let response) = steps[counter.next(length: steps.count, session: context.session)] else {
+                return nil
+            }
+            template = response
+        }
+        var plan = template.plan(context: &context, random: random)
+        plan.endpoint = name
+        plan.rule = rule.name
+        return plan
     }
 }

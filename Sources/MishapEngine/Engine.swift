@@ -1,18 +1,39 @@
+/// Request headers that steer the engine, and its random seed.
+public struct EngineOptions: Sendable {
+    /// Requests carrying this header keep their own cycle positions, one set per value.
+    public var sessionHeader: String
+    /// Requests carrying this header are answered by the named rule of the matched endpoint,
+    /// whatever its `when`.
+    public var ruleHeader: String
+    /// Seeds `chance`, delay ranges and garbage bytes so a run can be repeated; nil draws a seed.
+    public var seed: UInt64?
+
+    public init(sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule", seed: UInt64? = nil) {
+        self.sessionHeader = sessionHeader
+        self.ruleHeader = ruleHeader
+        self.seed = seed
+    }
+}
+
 /// Picks the rule that answers a request and turns it into a response plan.
 ///
-/// Built once from compiled scenarios; answering only reads it (cycle counters are atomic), so
-/// one engine serves every server thread at once.
+/// Built once from compiled scenarios; answering only reads it (cycle counters are atomic or
+/// locked), so one engine serves every server thread at once.
 public final class Engine: Sendable {
     /// Endpoints in declaration order.
     public let endpoints: [Endpoint]
+    public let options: EngineOptions
+    private let random: RandomSource
     private let literalPaths: [String: [Endpoint]]
     private let patternPaths: [Endpoint]
 
     /// The answer when no endpoint or rule matches, as the seed server gives it.
     public static let notFoundBody: [UInt8] = Array(#"{"error":true,"reason":"Not Found"}"#.utf8)
 
-    public init(endpoints: [Endpoint]) {
+    public init(endpoints: [Endpoint], options: EngineOptions = EngineOptions()) {
         self.endpoints = endpoints
+        self.options = options
+        self.random = RandomSource(seed: options.seed)
         var literal: [String: [Endpoint]] = [:]
         var patterns: [Endpoint] = []
         for endpoint in endpoints {
@@ -28,23 +49,27 @@ public final class Engine: Sendable {
 
     /// Decides the response to `request`.
     public func respond(to request: Request) -> ResponsePlan {
-        var context = MatchContext(request: request)
+        var context = MatchContext(request: request, session: request.headerValue(options.sessionHeader))
+        let forced = request.headerValue(options.ruleHeader)
         if let candidates = literalPaths[request.path] {
-            if let plan = answer(from: candidates, &context) { return plan }
+            for endpoint in candidates where accepts(endpoint, request.method) {
+                if let plan = answer(endpoint, &context, forced: forced) { return plan }
+            }
         }
         for endpoint in patternPaths where accepts(endpoint, request.method) {
             guard let parameters = endpoint.path.match(request.path) else { continue }
             context.pathParameters = parameters
-            if let plan = endpoint.respond(&context) { return plan }
+            if let plan = answer(endpoint, &context, forced: forced) { return plan }
         }
         return Self.notFound
     }
 
-    private func answer(from candidates: [Endpoint], _ context: inout MatchContext) -> ResponsePlan? {
-        for endpoint in candidates where accepts(endpoint, context.request.method) {
-            if let plan = endpoint.respond(&context) { return plan }
+    private func answer(_ endpoint: Endpoint, _ context: inout MatchContext, forced: String?) -> ResponsePlan? {
+        guard let forced else { return endpoint.respond(&context, random: random) }
+        guard let index = endpoint.rules.firstIndex(where: { $0.name == forced }) else {
+            return unknownRule(forced, in: endpoint)
         }
-        return nil
+        return endpoint.respond(&context, forcing: index, random: random)
     }
 
     /// An endpoint answers its own method, `ANY` answers all, and `GET` also answers `HEAD`
@@ -59,11 +84,34 @@ public final class Engine: Sendable {
         body: notFoundBody
     )
 
+    /// A request forced a rule the endpoint does not have: say so rather than answer normally,
+    /// so a misspelt name in a test fails loudly.
+    private func unknownRule(_ name: String, in endpoint: Endpoint) -> ResponsePlan {
+        var body: [UInt8] = Array(#"{"error":true,"reason":"#.utf8)
+        var reason = "\(options.ruleHeader): no rule '\(name)' in \(endpoint.name); its rules are "
+        reason += endpoint.rules.map(\.name).joined(separator: ", ")
+        body.append(UInt8(ascii: "\""))
+        JSONEscaping.appendEscaped(reason, to: &body)
+        body += Array("\"}".utf8)
+        return ResponsePlan(
+            status: 400, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body,
+            endpoint: endpoint.name)
+    }
+
     /// Starts every cycle over.
     public func reset() {
+        forEachCounter { $0.reset() }
+    }
+
+    /// Starts one session's cycles over.
+    public func reset(session: String) {
+        forEachCounter { $0.reset(session: session) }
+    }
+
+    private func forEachCounter(_ body: (CycleCounter) -> Void) {
         for endpoint in endpoints {
             for rule in endpoint.rules {
-                if case .cycle(_, let counter) = rule.action { counter.reset() }
+                if case .cycle(_, let counter) = rule.action { body(counter) }
             }
         }
     }

@@ -1,12 +1,15 @@
-/// One request being matched: the request, its path parameters, and its body, parsed at most
-/// once and only when a rule asks for it.
+/// One request being matched: the request, its session, its path parameters, and its body,
+/// parsed at most once and only when a rule asks for it.
 struct MatchContext {
     let request: Request
+    /// The session the request names, which keeps its own cycle positions.
+    let session: String?
     var pathParameters: [Field] = []
     private var parsedBody: RequestBody?
 
-    init(request: Request) {
+    init(request: Request, session: String? = nil) {
         self.request = request
+        self.session = session
     }
 
     mutating func body() -> RequestBody {

@@ -4,17 +4,34 @@ public struct ResponsePlan: Sendable {
     public var status: Int
     /// Response headers in order; the server adds `Date` and `Content-Length` itself.
     public var headers: [Field]
-    /// The complete body (not sent for `HEAD`).
+    /// The complete body (not sent for `HEAD`); for the `garbage` fault, the bytes sent instead
+    /// of a response.
     public var body: [UInt8]
+    /// Milliseconds to wait before answering (0: at once).
+    public var delayMilliseconds: Int
+    /// Never answer: hold the connection until the client gives up or the server stops.
+    public var hang: Bool
+    /// Send the body in pieces over time.
+    public var dribble: Dribble?
+    /// Break the connection instead of, or while, answering.
+    public var fault: Fault?
     /// The endpoint that matched, as written in its scenario (`GET /login`), if any.
     public var endpoint: String?
     /// The name of the rule that answered, if any.
     public var rule: String?
 
-    public init(status: Int, headers: [Field] = [], body: [UInt8] = [], endpoint: String? = nil, rule: String? = nil) {
+    public init(
+        status: Int, headers: [Field] = [], body: [UInt8] = [],
+        delayMilliseconds: Int = 0, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil,
+        endpoint: String? = nil, rule: String? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.delayMilliseconds = delayMilliseconds
+        self.hang = hang
+        self.dribble = dribble
+        self.fault = fault
         self.endpoint = endpoint
         self.rule = rule
     }

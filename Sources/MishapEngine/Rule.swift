@@ -21,13 +21,17 @@ public struct Rule: Sendable {
     /// Alternatives: the rule matches when any of them holds.
     public var when: [Predicate]
     public var action: Action
+    /// The fraction of matching requests the rule applies to (the others fall through);
+    /// nil applies it to all.
+    public var chance: Double?
     /// Where the rule was declared (`scenarios/login.yaml:12`), for listings and logs.
     public var source: String?
 
-    public init(name: String, when: [Predicate] = [.always], action: Action, source: String? = nil) {
+    public init(name: String, when: [Predicate] = [.always], action: Action, chance: Double? = nil, source: String? = nil) {
         self.name = name
         self.when = when
         self.action = action
+        self.chance = chance
         self.source = source
     }
 
@@ -37,21 +41,38 @@ public struct Rule: Sendable {
     }
 }
 
-/// Counts the requests a cycle has seen. Exact under concurrency: every request takes a
-/// distinct position, with no lost or doubled counts.
+/// Counts the requests a cycle has seen: one count shared by requests without a session, and
+/// one per session. Exact under concurrency: every request takes a distinct position, with no
+/// lost or doubled counts.
 public final class CycleCounter: Sendable {
-    private let count = Atomic<UInt>(0)
+    private let shared = Atomic<UInt>(0)
+    private let sessions = Mutex<[String: UInt]>([:])
 
     public init() {}
 
-    /// Takes the next position, in `0..<length`.
-    func next(length: Int) -> Int {
-        let taken = count.wrappingAdd(1, ordering: .relaxed).oldValue
+    /// Takes the next position, in `0..<length`, of the session's count (the shared one without).
+    func next(length: Int, session: String?) -> Int {
+        let taken: UInt
+        if let session {
+            taken = sessions.withLock { counts in
+                let value = counts[session, default: 0]
+                counts[session] = value &+ 1
+                return value
+            }
+        } else {
+            taken = shared.wrappingAdd(1, ordering: .relaxed).oldValue
+        }
         return Int(taken % UInt(length))
     }
 
-    /// Starts the cycle over.
+    /// Starts every count over.
     public func reset() {
-        count.store(0, ordering: .relaxed)
+        shared.store(0, ordering: .relaxed)
+        sessions.withLock { $0.removeAll() }
+    }
+
+    /// Starts one session's count over.
+    public func reset(session: String) {
+        _ = sessions.withLock { $0.removeValue(forKey: session) }
     }
 }

@@ -4,7 +4,7 @@ import Yams
 extension FileCompiler {
     static let fileKeys = ["endpoint", "rules", "endpoints"]
     static let endpointKeys = ["endpoint", "rules"]
-    static let ruleKeys = ["name", "when", "respond", "cycle"]
+    static let ruleKeys = ["name", "when", "chance", "respond", "cycle"]
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
 
     /// A file holds one endpoint (`endpoint:` and `rules:`) or several (`endpoints:`, a list of them).
@@ -74,6 +74,16 @@ extension FileCompiler {
         if name.isEmpty { error("'name' must not be empty", at: nameNode) }
 
         let predicates = keyed["when"].map { compileWhen($0, path: path) } ?? [.always]
+        var chance: Double?
+        var chanceValid = true
+        if let chanceNode = keyed["chance"] {
+            if let value = chanceNode.scalar.flatMap({ Double($0.string) }), (0...1).contains(value) {
+                chance = value
+            } else {
+                error("'chance' must be a number from 0 to 1 (the fraction of matching requests the rule applies to)", at: chanceNode)
+                chanceValid = false
+            }
+        }
 
         let action: Rule.Action?
         switch (keyed["respond"], keyed["cycle"]) {
@@ -88,8 +98,8 @@ extension FileCompiler {
             error("rule '\(name)' has neither 'respond:' nor 'cycle:'", at: node)
             action = nil
         }
-        guard let predicates, let action else { return nil }
-        return (Rule(name: name, when: predicates, action: action, source: location(node)), nameNode)
+        guard let predicates, let action, chanceValid else { return nil }
+        return (Rule(name: name, when: predicates, action: action, chance: chance, source: location(node)), nameNode)
     }
 
     private mutating func compileCycle(_ node: Node) -> Rule.Action? {

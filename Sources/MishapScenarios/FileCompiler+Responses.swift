@@ -2,16 +2,18 @@ import MishapEngine
 import Yams
 
 extension FileCompiler {
-    static let responseKeys = ["status", "headers", "json", "text", "file", "contentType"]
-    static let bodyKeys = ["json", "text", "file"]
+    static let responseKeys = ["status", "headers", "json", "text", "base64", "file", "contentType",
+                               "delay", "hang", "dribble", "fault"]
+    static let bodyKeys = ["json", "text", "base64", "file"]
     /// Headers the server computes itself; declaring them would contradict the body it sends.
     static let reservedHeaders = ["content-length", "transfer-encoding", "date", "connection"]
 
     static let jsonContentType = "application/json; charset=utf-8"
     static let textContentType = "text/plain; charset=utf-8"
 
-    /// A response: `status` (200 when left out), `headers`, and at most one body: `json` (any YAML,
-    /// sent as JSON), `text`, or `file` (a path relative to the scenario file).
+    /// A response: `status` (200 when left out), `headers`, at most one body (`json`: any YAML,
+    /// sent as JSON; `text`; `base64`: raw bytes; `file`: a path relative to the scenario file),
+    /// and how it is delivered: `delay`, `hang`, `dribble`, `fault`.
     mutating func compileResponse(_ node: Node) -> ResponseTemplate? {
         guard let keyed = mapping(node, allowedKeys: Self.responseKeys, what: "a response") else { return nil }
         var valid = true
@@ -46,6 +48,18 @@ extension FileCompiler {
                 valid = false
             }
             contentType = Self.textContentType
+        } else if let encoded = keyed["base64"] {
+            if let value = string(encoded, what: "'base64'") {
+                if let bytes = Base64.decode(value) {
+                    body = Template(segments: [.literal(bytes)], escaping: .none)
+                } else {
+                    error("'base64' is not valid base64", at: encoded)
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+            contentType = "application/octet-stream"
         } else if let file = keyed["file"] {
             if let path = string(file, what: "'file'") {
                 switch bodyFiles.read(path) {
@@ -91,7 +105,118 @@ extension FileCompiler {
         if let contentType {
             headers.insert(("Content-Type", Template(literal: contentType)), at: 0)
         }
-        return valid ? ResponseTemplate(status: status, headers: headers, body: body) : nil
+        guard let delivery = compileDelivery(keyed) else { return nil }
+        guard valid else { return nil }
+        return ResponseTemplate(status: status, headers: headers, body: body,
+                                delay: delivery.delay, hang: delivery.hang, dribble: delivery.dribble, fault: delivery.fault)
+    }
+
+    /// `delay`, `hang`, `dribble` and `fault`, checked against each other.
+    private mutating func compileDelivery(_ keyed: KeyedNodes) -> (delay: Delay?, hang: Bool, dribble: Dribble?, fault: Fault?)? {
+        var valid = true
+        var delay: Delay?
+        if let node = keyed["delay"] {
+            if case .mapping = node {
+                if let range = mapping(node, allowedKeys: ["min", "max"], what: "'delay'") {
+                    let low = range["min"].flatMap { duration($0, what: "'min'") }
+                    let high = range["max"].flatMap { duration($0, what: "'max'") }
+                    if let low, let high {
+                        if low <= high { delay = .uniform(low...high) } else {
+                            error("'delay' needs min <= max", at: node)
+                            valid = false
+                        }
+                    } else {
+                        if range["min"] == nil || range["max"] == nil {
+                            error("a 'delay' range needs both 'min' and 'max' (milliseconds)", at: node)
+                        }
+                        valid = false
+                    }
+                } else {
+                    valid = false
+                }
+            } else if let value = duration(node, what: "'delay'") {
+                delay = .fixed(value)
+            } else {
+                valid = false
+            }
+        }
+
+        var hang = false
+        if let node = keyed["hang"] {
+            if let flag = boolean(node, what: "'hang'") { hang = flag } else { valid = false }
+        }
+
+        var dribble: Dribble?
+        if let node = keyed["dribble"] {
+            if let spec = mapping(node, allowedKeys: ["chunks", "duration"], what: "'dribble'") {
+                let chunks = spec["chunks"].flatMap { integer($0, what: "'chunks'") }
+                let length = spec["duration"].flatMap { duration($0, what: "'duration'") }
+                if let chunks, let length, chunks >= 1 {
+                    dribble = Dribble(chunks: chunks, milliseconds: length)
+                } else {
+                    if spec["chunks"] == nil || spec["duration"] == nil {
+                        error("'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)", at: node)
+                    } else if let chunks, chunks < 1 {
+                        error("'chunks' must be at least 1", at: spec["chunks"]!)
+                    }
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+        }
+
+        var fault: Fault?
+        if let node = keyed["fault"] {
+            let names = Fault.allCases.map(\.rawValue)
+            if let name = string(node, what: "'fault'") {
+                if let value = Fault(rawValue: name) { fault = value } else {
+                    error("unknown fault '\(name)'\(Suggestion.hint(for: name, in: names)); expected one of \(names.joined(separator: ", "))", at: node)
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+        }
+
+        if hang, let other = keyed.key("dribble") ?? keyed.key("fault") {
+            error("'hang' never answers, so '\(other.scalar?.string ?? "")' would never happen", at: other)
+            valid = false
+        }
+        if dribble != nil, let fault = keyed.key("fault") {
+            error("'dribble' sends a whole response slowly and cannot be combined with 'fault'", at: fault)
+            valid = false
+        }
+        return valid ? (delay, hang, dribble, fault) : nil
+    }
+
+    /// Milliseconds, written as a number (`300`) or with a unit (`300ms`, `1.5s`).
+    mutating func duration(_ node: Node, what: String) -> Int? {
+        guard let text = node.scalar?.string else {
+            error("\(what) must be a duration in milliseconds, like 300 or '2s'", at: node)
+            return nil
+        }
+        let value: Double?
+        if text.hasSuffix("ms") {
+            value = Double(text.dropLast(2))
+        } else if text.hasSuffix("s") {
+            value = Double(text.dropLast()).map { $0 * 1000 }
+        } else {
+            value = Double(text)
+        }
+        guard let value, value.isFinite else {
+            error("\(what) must be a duration in milliseconds, like 300 or '2s', not '\(text)'", at: node)
+            return nil
+        }
+        guard value >= 0 else {
+            error("\(what) must not be negative", at: node)
+            return nil
+        }
+        guard value <= 86_400_000 else {
+            error("\(what) must be at most a day", at: node)
+            return nil
+        }
+        return Int(value.rounded())
     }
 
     // MARK: Templates

@@ -12,7 +12,9 @@ public struct ScenarioSet: Sendable {
     public var files: [String]
 
     /// An engine answering with these scenarios.
-    public func makeEngine() -> Engine { Engine(endpoints: endpoints) }
+    public func makeEngine(options: EngineOptions = EngineOptions()) -> Engine {
+        Engine(endpoints: endpoints, options: options)
+    }
 }
 
 /// Loads scenario files (YAML, or JSON, which is YAML too) and compiles them, reporting every

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDShim
 import MishapEngine
 
 // The C callbacks libmicrohttpd calls on its worker threads. They live outside `main.swift` so
@@ -8,14 +9,17 @@ import MishapEngine
 final class RequestState {
     var body: [UInt8] = []
     var bodyTooLarge = false
+    /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
+    var waitingPlan: ResponsePlan?
 }
 
-/// Marks a request seen once that has no state object (yet): a request without a body never
-/// allocates one.
+/// Marks a request seen once that has no state object (yet): a request without a body or a
+/// delay never allocates one.
 nonisolated(unsafe) private let firstCallMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
 /// The access handler: called once when headers arrive, then once per piece of body, then a
-/// last time with no data, when the response is queued.
+/// last time with no data, when the response is queued; and again after a suspended
+/// connection resumes.
 func handleAccess(
     _ cls: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
@@ -36,13 +40,7 @@ func handleAccess(
     }
 
     if uploadDataSize.pointee > 0 {
-        let state: RequestState
-        if stored == firstCallMarker {
-            state = RequestState()
-            requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        } else {
-            state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
-        }
+        let state = requestState(requestContext)
         let size = uploadDataSize.pointee
         if !state.bodyTooLarge, let uploadData {
             if state.body.count + size > server.configuration.maxBodyBytes {
@@ -61,8 +59,13 @@ func handleAccess(
     var body: [UInt8] = []
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+        if let plan = state.waitingPlan {
+            // Resumed: the delay is over, or a hanging request's client left or the server stops.
+            state.waitingPlan = nil
+            return plan.hang ? .NO : server.carryOut(plan, on: connection)
+        }
         if state.bodyTooLarge {
-            return queue(ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes), on: connection)
+            return server.queue(ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes), on: connection)
         }
         body = state.body
     }
@@ -74,7 +77,28 @@ func handleAccess(
         headers: connectionValues(connection, .HEADER_KIND),
         body: body
     )
-    return queue(server.responder.respond(to: request), on: connection)
+    let plan = server.responder.respond(to: request)
+    if plan.hang || plan.delayMilliseconds > 0 {
+        requestState(requestContext).waitingPlan = plan
+        let held = plan.hang
+            ? server.suspensions.holdUntilClientLeaves(connection, socket: mishap_connection_fd(connection))
+            : server.suspensions.hold(connection, milliseconds: plan.delayMilliseconds)
+        if held { return .YES }
+        // The server is stopping: nothing waits any more.
+        requestState(requestContext).waitingPlan = nil
+        if plan.hang { return .NO }
+    }
+    return server.carryOut(plan, on: connection)
+}
+
+/// The request's state object, created on first need.
+private func requestState(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> RequestState {
+    if let stored = requestContext.pointee, stored != firstCallMarker {
+        return Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+    }
+    let state = RequestState()
+    requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+    return state
 }
 
 /// Called when a request ends, answered or not: releases its state.
@@ -110,26 +134,4 @@ private func collectValue(
     let fields = cls.assumingMemoryBound(to: [Field].self)
     fields.pointee.append(Field(String(cString: key), value.map { String(cString: $0) } ?? ""))
     return .YES
-}
-
-/// Builds the libmicrohttpd response for a plan and queues it.
-private func queue(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
-    let response = plan.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-    }
-    guard let response else { return .NO }
-    for header in plan.headers {
-        _ = MHD_add_response_header(response, header.name, header.value)
-    }
-    let result = MHD_queue_response(connection, UInt32(plan.status), response)
-    MHD_destroy_response(response)
-    return result
-}
-
-extension ResponsePlan {
-    static func payloadTooLarge(limit: Int) -> ResponsePlan {
-        var body = Array(#"{"error":true,"reason":"Request body larger than "#.utf8)
-        body += Array("\(limit) bytes\"}".utf8)
-        return ResponsePlan(status: 413, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body)
-    }
 }

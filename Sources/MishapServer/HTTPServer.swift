@@ -16,6 +16,8 @@ public final class HTTPServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let responder: any Responder
     let logger: Logger
+    /// Connections waiting on a delay, a hang or a dribble.
+    let suspensions = Suspensions()
 
     // Guarded by `lifecycle`: the daemon handle, the retained self passed as callback context,
     // and the logger context that must outlive the daemon.
@@ -55,7 +57,9 @@ public final class HTTPServer: @unchecked Sendable {
         let logContext = UnsafeMutablePointer<mishap_logger>.allocate(capacity: 1)
         logContext.initialize(to: mishap_logger(log: logFromDaemon, cls: context.toOpaque()))
 
+        // MHD_USE_TURBO closes without a prior shutdown, which lets the `reset` fault send a RST.
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
 
         let daemon = withUnsafePointer(to: &address.storage) { storage in
@@ -88,13 +92,17 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Stops listening and closes every connection. Safe to call more than once.
+    /// Stops listening and closes every connection, resuming suspended ones first (a daemon
+    /// stopped with a connection suspended aborts the process). Safe to call more than once.
     public func stop() {
         guard let running = lifecycle.withLock({ state -> Running? in
             defer { state = nil }
             return state
         }) else { return }
+        let listening = MHD_quiesce_daemon(running.daemon)
+        suspensions.stop()
         MHD_stop_daemon(running.daemon)
+        if listening >= 0 { close(listening) }
         running.logContext.deallocate()
         running.context.release()
     }

@@ -102,7 +102,7 @@ import Testing
         let counter = CycleCounter()
         let positions = (0..<3).map { _ in Tally() }
         DispatchQueue.concurrentPerform(iterations: 30_000) { _ in
-            positions[counter.next(length: 3)].increment()
+            positions[counter.next(length: 3, session: nil)].increment()
         }
         #expect(positions.map { $0.value } == [10_000, 10_000, 10_000])
     }

@@ -39,4 +39,10 @@ struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config
 /// The port the daemon listens on (meaningful when it was started with port 0).
 uint16_t mishap_daemon_port(struct MHD_Daemon *daemon);
 
+/// The socket of a connection, or -1 (`MHD_get_connection_info` is variadic).
+int mishap_connection_fd(struct MHD_Connection *connection);
+
+/// Sets response flags (`MHD_set_response_options` is variadic).
+enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags);
+
 #endif

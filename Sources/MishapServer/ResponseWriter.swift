@@ -1,0 +1,90 @@
+import CMicroHTTPD
+import CMicroHTTPDShim
+import MishapEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension HTTPServer {
+    /// Carries out a plan whose wait, if any, is over: sends the response, or breaks the
+    /// connection as its fault says.
+    func carryOut(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        if let fault = plan.fault {
+            return breakConnection(fault, plan, connection)
+        }
+        if let dribble = plan.dribble {
+            return queueStreamed(plan, .dribble(dribble), size: UInt64(plan.body.count), on: connection)
+        }
+        return queue(plan, on: connection)
+    }
+
+    private func breakConnection(_ fault: Fault, _ plan: ResponsePlan, _ connection: OpaquePointer) -> MHD_Result {
+        let socket = mishap_connection_fd(connection)
+        switch fault {
+        case .close:
+            // Refusing the request closes the connection before any response byte.
+            return .NO
+        case .reset:
+            // Linger 0 turns the close into a RST; MHD_USE_TURBO keeps libmicrohttpd from
+            // sending a FIN first.
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            return .NO
+        case .garbage:
+            // The socket is non-blocking: a short write is fine, the bytes are garbage anyway.
+            _ = plan.body.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            return .NO
+        case .truncate:
+            let declared = max(plan.body.count, 1)
+            return queueStreamed(plan, .truncate(plan.body.count / 2), size: UInt64(declared), on: connection)
+        case .truncateChunked:
+            // Unknown size makes the body chunked; stopping with an error leaves out the last chunk.
+            return queueStreamed(plan, .truncate(plan.body.count / 2), size: UInt64.max, on: connection)
+        case .contentLengthMismatch:
+            var lying = plan
+            lying.headers.append(Field("Content-Length", String(plan.body.count / 2)))
+            return queueStreamed(lying, .whole, size: UInt64.max, on: connection,
+                                 flags: [.RF_HTTP_1_0_COMPATIBLE_STRICT, .RF_INSANITY_HEADER_CONTENT_LENGTH])
+        }
+    }
+
+    private func queueStreamed(_ plan: ResponsePlan, _ mode: StreamedBody.Mode, size: UInt64, on connection: OpaquePointer,
+                               flags: MHD_ResponseFlags? = nil) -> MHD_Result {
+        let body = StreamedBody(bytes: plan.body, mode: mode, connection: connection,
+                                socket: mishap_connection_fd(connection), suspensions: suspensions)
+        let context = Unmanaged.passRetained(body).toOpaque()
+        guard let response = MHD_create_response_from_callback(size, 16 * 1024, readStreamedBody, context, releaseStreamedBody) else {
+            Unmanaged<StreamedBody>.fromOpaque(context).release()
+            return .NO
+        }
+        if let flags { _ = mishap_response_set_flags(response, flags) }
+        return submit(response, plan, on: connection)
+    }
+
+    /// Queues a plan with its whole body in memory.
+    func queue(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        let response = plan.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        return submit(response, plan, on: connection)
+    }
+
+    private func submit(_ response: OpaquePointer, _ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        for header in plan.headers {
+            _ = MHD_add_response_header(response, header.name, header.value)
+        }
+        let result = MHD_queue_response(connection, UInt32(plan.status), response)
+        MHD_destroy_response(response)
+        return result
+    }
+}
+
+extension ResponsePlan {
+    static func payloadTooLarge(limit: Int) -> ResponsePlan {
+        var body = Array(#"{"error":true,"reason":"Request body larger than "#.utf8)
+        body += Array("\(limit) bytes\"}".utf8)
+        return ResponsePlan(status: 413, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body)
+    }
+}

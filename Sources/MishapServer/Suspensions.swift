@@ -1,0 +1,93 @@
+import CMicroHTTPD
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The connections held suspended (delayed, hanging, or between dribbled pieces), so each is
+/// resumed exactly once: by its timer, when its client goes away, or when the server stops.
+///
+/// libmicrohttpd aborts if the daemon stops with a connection still suspended (trap 4), and a
+/// resume after the daemon is gone is a use after free: every suspend and resume happens under
+/// one lock, and once stopping begins nothing new is suspended.
+final class Suspensions: Sendable {
+    private struct State {
+        var stopping = false
+        var nextKey: UInt64 = 0
+        var held: [UInt64: UInt] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// How often a hanging request checks that its client is still there.
+    static let hangCheckMilliseconds = 250
+
+    /// Suspends `connection` and resumes it after `milliseconds`. Returns false, without
+    /// suspending, once the server is stopping.
+    func hold(_ connection: OpaquePointer, milliseconds: Int) -> Bool {
+        guard let key = suspend(connection) else { return false }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in
+            self?.resume(key)
+        }
+        return true
+    }
+
+    /// Suspends `connection` until its client closes the socket or the server stops.
+    func holdUntilClientLeaves(_ connection: OpaquePointer, socket: Int32) -> Bool {
+        guard let key = suspend(connection) else { return false }
+        watch(key, socket: socket)
+        return true
+    }
+
+    private func watch(_ key: UInt64, socket: Int32) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Self.hangCheckMilliseconds)) { [weak self] in
+            guard let self else { return }
+            let stillHeld = state.withLock { state -> Bool in
+                guard state.held[key] != nil else { return false }
+                if Self.peerClosed(socket) {
+                    resumeLocked(key, &state)
+                    return false
+                }
+                return true
+            }
+            if stillHeld { watch(key, socket: socket) }
+        }
+    }
+
+    /// Resumes everything held and refuses new holds; called before the daemon stops.
+    func stop() {
+        state.withLock { state in
+            state.stopping = true
+            for key in Array(state.held.keys) { resumeLocked(key, &state) }
+        }
+    }
+
+    private func suspend(_ connection: OpaquePointer) -> UInt64? {
+        state.withLock { state in
+            guard !state.stopping else { return nil }
+            MHD_suspend_connection(connection)
+            state.nextKey += 1
+            state.held[state.nextKey] = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            return state.nextKey
+        }
+    }
+
+    private func resume(_ key: UInt64) {
+        state.withLock { resumeLocked(key, &$0) }
+    }
+
+    private func resumeLocked(_ key: UInt64, _ state: inout State) {
+        guard let bits = state.held.removeValue(forKey: key),
+              let connection = OpaquePointer(bitPattern: bits) else { return }
+        MHD_resume_connection(connection)
+    }
+
+    /// Whether the peer has closed (or reset) its side of `socket`, without consuming data.
+    static func peerClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+    }
+}
