@@ -27,6 +27,7 @@ struct MatchContext {
         case .pathParameter(let name): return pathParameters.first(where: { $0.name == name })?.value
         case .method: return request.method
         case .path: return request.path
+        case .httpDate(let offset): return HTTPDate.format(secondsSinceEpoch: HTTPDate.now() + offset)
         }
     }
 }

@@ -12,6 +12,9 @@ public enum ValueSource: Sendable, Hashable, CustomStringConvertible {
     case method
     /// The request path: `request.path`.
     case path
+    /// The time now plus some seconds as an HTTP-date (`Sun, 06 Nov 1994 08:49:37 GMT`), for
+    /// `Retry-After` and `Expires`: `now`, `now+30s`.
+    case httpDate(offsetSeconds: Int)
 
     public var description: String {
         switch self {
@@ -21,6 +24,7 @@ public enum ValueSource: Sendable, Hashable, CustomStringConvertible {
         case .pathParameter(let name): return "path.\(name)"
         case .method: return "request.method"
         case .path: return "request.path"
+        case .httpDate(let offset): return offset == 0 ? "now" : "now\(offset > 0 ? "+" : "")\(offset)s"
         }
     }
 }

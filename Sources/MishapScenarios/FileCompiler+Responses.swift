@@ -237,7 +237,7 @@ extension FileCompiler {
         case value(ValueSource)
     }
 
-    static let placeholderRoots = ["query", "headers", "body", "path", "request"]
+    static let placeholderRoots = ["query", "headers", "body", "path", "request", "now"]
 
     /// The literal text and placeholders of `text`, in order.
     mutating func placeholderParts(_ text: String, at node: Node) -> [TextPart]? {
@@ -269,9 +269,17 @@ extension FileCompiler {
         case "path" where !rest.isEmpty: return .pathParameter(rest)
         case "request" where rest == "method": return .method
         case "request" where rest == "path": return .path
+        case "now" where pieces.count == 1: return .httpDate(offsetSeconds: 0)
+        case _ where root.hasPrefix("now+") || root.hasPrefix("now-"):
+            let offset = root.dropFirst(3)
+            if pieces.count == 1, offset.hasSuffix("s"), let seconds = Int(offset.dropLast()), abs(seconds) <= 10 * 365 * 86_400 {
+                return .httpDate(offsetSeconds: seconds)
+            }
+            error("'{{\(name)}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}", at: node)
+            return nil
         default:
             let hint = Self.placeholderRoots.contains(root) ? "" : Suggestion.hint(for: root, in: Self.placeholderRoots)
-            error("unknown placeholder '{{\(name)}}'\(hint); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method or request.path", at: node)
+            error("unknown placeholder '{{\(name)}}'\(hint); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, now or now+30s", at: node)
             return nil
         }
     }

@@ -23,21 +23,36 @@ struct Routes: ParsableCommand {
             let width = endpoint.rules.map(\.name.count).max() ?? 0
             for rule in endpoint.rules {
                 let padding = String(repeating: " ", count: width - rule.name.count)
-                print("  \(rule.name)\(padding)  \(summary(of: rule.action))")
+                print("  \(rule.name)\(padding)  \(summary(of: rule))")
             }
         }
     }
 
-    private func summary(of action: Rule.Action) -> String {
-        switch action {
+    private func summary(of rule: Rule) -> String {
+        var text: String
+        switch rule.action {
         case .respond(let response):
-            return "\(response.status)"
+            text = describe(response)
         case .cycle(let steps, _):
-            let parts = steps.map { step -> String in
-                if case .respond(let response) = step { return "\(response.status)" }
+            text = "cycle " + steps.map { step -> String in
+                if case .respond(let response) = step { return describe(response) }
                 return "pass"
-            }
-            return "cycle " + parts.joined(separator: ", ")
+            }.joined(separator: ", ")
         }
+        if let chance = rule.chance { text += " (chance \(chance))" }
+        return text
+    }
+
+    private func describe(_ response: ResponseTemplate) -> String {
+        if response.hang { return "hang" }
+        if let fault = response.fault { return "fault \(fault.rawValue)" }
+        var text = "\(response.status)"
+        switch response.delay {
+        case .fixed(let milliseconds)?: text += " after \(milliseconds) ms"
+        case .uniform(let range)?: text += " after \(range.lowerBound)-\(range.upperBound) ms"
+        case nil: break
+        }
+        if let dribble = response.dribble { text += " in \(dribble.chunks) pieces over \(dribble.milliseconds) ms" }
+        return text
     }
 }

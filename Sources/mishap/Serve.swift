@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import MishapEngine
 import MishapScenarios
 import MishapServer
 
@@ -34,10 +35,24 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(help: "Seeds 'chance', delay ranges and garbage bytes, so a run of requests can be repeated.")
+    var seed: UInt64?
+
+    @Option(name: .customLong("session-header"), help: ArgumentHelp("Requests carrying this header keep their own cycle positions, one set per value.", valueName: "name"))
+    var sessionHeader: String = EngineOptions().sessionHeader
+
+    @Option(name: .customLong("rule-header"), help: ArgumentHelp("Requests carrying this header are answered by the named rule of their endpoint, whatever its 'when'.", valueName: "name"))
+    var ruleHeader: String = EngineOptions().ruleHeader
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
+        for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+                throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")
+            }
+        }
     }
 
     func run() throws {
@@ -68,7 +83,7 @@ struct Serve: ParsableCommand {
 
         let server = HTTPServer(
             configuration: ServerConfiguration(host: host, port: UInt16(port), threads: threads, maxBodyBytes: maxBody),
-            responder: scenarios.makeEngine(),
+            responder: scenarios.makeEngine(options: EngineOptions(sessionHeader: sessionHeader, ruleHeader: ruleHeader, seed: seed)),
             logger: logger
         )
         do {
