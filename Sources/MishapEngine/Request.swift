@@ -44,6 +44,12 @@ public struct Request: Sendable {
 }
 
 extension String {
+    /// The string without the given characters at either end.
+    func trimmingCharacters(in set: String) -> String {
+        let trimmed = drop(while: { set.contains($0) })
+        return String(trimmed.reversed().drop(while: { set.contains($0) }).reversed())
+    }
+
     /// Compares two strings byte by byte, folding ASCII letters only (as HTTP header names do).
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8

@@ -11,14 +11,19 @@ enum RequestBody: Sendable {
     init(of request: Request) {
         if request.body.isEmpty {
             self = .empty
-        } else if let type = request.headerValue("Content-Type"),
-                  type.utf8.starts(with: "application/x-www-form-urlencoded".utf8) {
+        } else if let type = request.headerValue("Content-Type"), Self.isForm(type) {
             self = .form(FormDecoding.fields(request.body))
         } else if let json = JSONValue.parse(request.body) {
             self = .json(json)
         } else {
             self = .malformed
         }
+    }
+
+    /// Whether a `Content-Type` names a form; media types compare without regard to case.
+    static func isForm(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        return mediaType.trimmingCharacters(in: " \t").equalsIgnoringASCIICase("application/x-www-form-urlencoded")
     }
 
     func value(at path: [String]) -> String? {

@@ -64,7 +64,7 @@ extension FileCompiler {
             return .equals(scalar.string)
         case .sequence:
             return compileOneOf(node)
-        case .mapping:
+        case .mapping(let written):
             guard let keyed = mapping(node, allowedKeys: Self.conditionKeys, what: "a condition") else { return nil }
             var parts: [Condition] = []
             var valid = true
@@ -72,6 +72,8 @@ extension FileCompiler {
                 if let part = compileConditionKey(name, value) { parts.append(part) } else { valid = false }
             }
             guard valid else { return nil }
+            // Misspelt keys were reported already; only a truly empty mapping gets this message.
+            if parts.isEmpty && written.count > 0 { return nil }
             if parts.isEmpty {
                 error("an empty condition tests nothing: write a value or one of \(Self.conditionKeys.joined(separator: ", "))", at: node)
                 return nil

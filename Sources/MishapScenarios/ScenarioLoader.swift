@@ -39,7 +39,11 @@ public enum ScenarioLoader {
         }
         var sources: [(display: String, directory: String, text: String)] = []
         var diagnostics: [ScenarioDiagnostic] = []
-        for relative in scenarioFiles(in: root) {
+        let listing = scenarioFiles(in: root)
+        for (relative, problem) in listing.problems {
+            diagnostics.append(ScenarioDiagnostic(file: shown == "." ? relative : shown + "/" + relative, line: 1, column: 1, message: problem))
+        }
+        for relative in listing.files {
             let display = shown == "." ? relative : shown + "/" + relative
             let full = root + "/" + relative
             guard let bytes = BodyFileResolver.contents(of: full) else {
@@ -93,7 +97,10 @@ public enum ScenarioLoader {
                 declared[key] = "\(source.display):\(node.mark?.line ?? 1):\(node.mark?.column ?? 1)"
                 endpoints.append(endpoint)
             }
-            diagnostics += compiler.diagnostics
+            // Problems are found in compile order, not file order; report them as a reader meets them.
+            diagnostics += compiler.diagnostics.enumerated().sorted {
+                ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
+            }.map(\.element)
         }
         guard diagnostics.isEmpty else { throw ScenarioError(diagnostics: diagnostics) }
         return ScenarioSet(endpoints: endpoints, files: sources.map(\.display))
@@ -120,9 +127,12 @@ public enum ScenarioLoader {
         }
     }
 
-    /// Scenario files below `root`, relative to it, sorted.
-    static func scenarioFiles(in root: String) -> [String] {
+    /// Scenario files below `root`, relative to it, sorted. Symbolic links are followed only
+    /// while they stay inside `root`, and each folder is read once, so a link loop ends.
+    static func scenarioFiles(in root: String) -> (files: [String], problems: [(String, String)]) {
         var found: [String] = []
+        var problems: [(String, String)] = []
+        var visited: Set<String> = [root]
         func walk(_ relative: String) {
             let path = relative.isEmpty ? root : root + "/" + relative
             guard let dir = opendir(path) else { return }
@@ -133,16 +143,35 @@ public enum ScenarioLoader {
                 }
                 if name.hasPrefix(".") { continue }
                 let child = relative.isEmpty ? name : relative + "/" + name
-                if isDirectory(root + "/" + child) {
-                    if name != bodyFolderName { walk(child) }
-                } else if let ext = name.split(separator: ".").last, name.contains("."),
-                          extensions.contains(ext.lowercased()) {
+                let full = root + "/" + child
+                var isScenario: Bool {
+                    guard name.contains("."), let ext = name.split(separator: ".").last else { return false }
+                    return extensions.contains(ext.lowercased())
+                }
+                if isDirectory(full) {
+                    guard name != bodyFolderName else { continue }
+                    guard let real = resolve(full), real == root || real.hasPrefix(root + "/") else {
+                        problems.append((child, "links to a folder outside the scenarios folder; not read"))
+                        continue
+                    }
+                    if visited.insert(real).inserted { walk(child) }
+                } else if isScenario {
+                    guard let real = resolve(full), real.hasPrefix(root + "/") else {
+                        problems.append((child, "links to a file outside the scenarios folder; not read"))
+                        continue
+                    }
                     found.append(child)
                 }
             }
         }
         walk("")
-        return found.sorted()
+        return (found.sorted(), problems)
+    }
+
+    static func resolve(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     static func isDirectory(_ path: String) -> Bool {

@@ -115,11 +115,12 @@ func handleCompleted(
     }
 }
 
-/// Every value of one kind (query arguments or headers), in the order received.
+/// Every value of one kind (query arguments or headers), in the order received. Lengths come
+/// from libmicrohttpd, so a decoded `%00` does not cut a value short.
 private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [Field] {
     var fields: [Field] = []
     withUnsafeMutablePointer(to: &fields) { pointer in
-        _ = MHD_get_connection_values(connection, kind, collectValue, pointer)
+        _ = MHD_get_connection_values_n(connection, kind, collectValue, pointer)
     }
     return fields
 }
@@ -128,10 +129,19 @@ private func collectValue(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?,
-    _ value: UnsafePointer<CChar>?
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let fields = cls.assumingMemoryBound(to: [Field].self)
-    fields.pointee.append(Field(String(cString: key), value.map { String(cString: $0) } ?? ""))
+    fields.pointee.append(Field(decodeUTF8(key, keySize), value.map { decodeUTF8($0, valueSize) } ?? ""))
     return .YES
+}
+
+/// Text from bytes libmicrohttpd owns; invalid UTF-8 becomes U+FFFD.
+private func decodeUTF8(_ pointer: UnsafePointer<CChar>, _ count: Int) -> String {
+    pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+    }
 }

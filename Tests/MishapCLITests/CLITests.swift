@@ -1,1 +1,177 @@
+import Foundation
 import Testing
+
+/// `mishap validate`, `mishap routes`, help and argument errors, run as a real process.
+@Suite("mishap command line")
+struct CLITests {
+    /// The seed server's rules, which the default scenarios keep in this relative order.
+    static let userNameRules = ["missing", "empty", "tooShort", "illegalName", "databaseCorrupted", "maintenance",
+                                "maintenanceForever", "illegalResponse", "taken", "available"]
+    static let loginRules = ["malformedBody", "missingField", "invalidEmail", "passwordTooShort", "databaseCorrupted",
+                             "maintenance", "illegalResponse", "success", "invalidCredentials", "unknownUser"]
+
+    /// ArgumentParser's exit code for usage errors (EX_USAGE).
+    static let usageExitCode: Int32 = 64
+
+    /// A folder with three problems in two files.
+    static func badFolder() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        try folder.write("bad.yaml", """
+            endpoint: GET /x
+            rules:
+              - name: a
+                respond: { stauts: 500 }
+              - name: b
+                respond: { status: 99 }
+            """)
+        try folder.write("worse.yaml", """
+            endpoint: GET /y
+            rules: 5
+            """)
+        return folder
+    }
+
+    static func expectBadFolderDiagnostics(_ standardError: String, folder: String,
+                                           sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = standardError.split(separator: "\n").map(String.init)
+        let expected = [
+            ("\(folder)/bad.yaml:4:16: ", "unknown key 'stauts' in a response (did you mean 'status'?)"),
+            ("\(folder)/bad.yaml:6:24: ", "'status' must be an HTTP status code from 100 to 599"),
+            ("\(folder)/worse.yaml:2:8: ", "'rules' must be a list"),
+        ]
+        for (location, message) in expected {
+            #expect(lines.contains { $0.hasPrefix(location) && $0.contains(message) },
+                    "no line '\(location)\(message)...' in:\n\(standardError)", sourceLocation: sourceLocation)
+        }
+        // Every diagnostic line is `path:line:column: message`.
+        let located = lines.filter { $0.hasPrefix(folder + "/") }
+        #expect(located.count == 3, "\(standardError)", sourceLocation: sourceLocation)
+        for line in located {
+            let fields = line.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+            #expect(fields.count == 4 && Int(fields[1]) != nil && Int(fields[2]) != nil && fields[3].hasPrefix(" "),
+                    "not path:line:column: message: \(line)", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: validate
+
+    @Test("validate accepts the repository's scenarios folder")
+    func validateDefaultScenarios() async throws {
+        let result = try await runMishap(["validate", "scenarios"], currentDirectory: Paths.repository)
+        #expect(result.status == 0, "\(result)")
+        let rules = try DeclaredScenario.defaults.reduce(0) { $0 + $1.ruleNames.count }
+        #expect(result.standardOutput == "scenarios: 2 file(s), 2 endpoint(s), \(rules) rule(s): valid\n")
+        #expect(result.standardError.isEmpty, "\(result.standardError)")
+    }
+
+    @Test("validate reads ./scenarios when given no folder")
+    func validateDefaultFolder() async throws {
+        let result = try await runMishap(["validate"], currentDirectory: Paths.repository)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("valid"))
+    }
+
+    @Test("validate reports every problem as path:line:column and exits 1")
+    func validateBadFolder() async throws {
+        let folder = try Self.badFolder()
+        let result = try await runMishap(["validate", folder.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(!result.standardOutput.contains("valid"), "\(result.standardOutput)")
+        Self.expectBadFolderDiagnostics(result.standardError, folder: folder.path)
+        #expect(result.standardError.hasSuffix("\(folder.path): 3 problem(s)\n"), "\(result.standardError)")
+    }
+
+    @Test("validate of a folder that does not exist exits 1")
+    func validateMissingFolder() async throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.path + "/missing"
+        let result = try await runMishap(["validate", missing])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.standardError.contains("\(missing):1:1: scenarios folder not found"), "\(result.standardError)")
+    }
+
+    // MARK: routes
+
+    @Test("routes lists both endpoints and their rules in order")
+    func routesDefaultScenarios() async throws {
+        let result = try await runMishap(["routes", "scenarios"], currentDirectory: Paths.repository)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let endpoints = lines.filter { !$0.hasPrefix(" ") }
+        let declared = try DeclaredScenario.defaults
+        #expect(endpoints == ["GET /isUserNameAvailable  (scenarios/isUserNameAvailable.yaml:\(declared[0].endpointLine))",
+                              "POST /login  (scenarios/login.yaml:\(declared[1].endpointLine))"], "\(result.standardOutput)")
+        // Rules follow their endpoint, indented, in declaration order.
+        var rulesByEndpoint: [[String]] = []
+        for line in lines {
+            if !line.hasPrefix(" ") { rulesByEndpoint.append([]); continue }
+            let name = line.split(separator: " ").first.map(String.init) ?? ""
+            rulesByEndpoint[rulesByEndpoint.count - 1].append(name)
+        }
+        #expect(rulesByEndpoint == declared.map(\.ruleNames))
+        try #require(rulesByEndpoint.count == 2)
+        #expect(rulesByEndpoint[0].filter(Self.userNameRules.contains) == Self.userNameRules)
+        #expect(rulesByEndpoint[1].filter(Self.loginRules.contains) == Self.loginRules)
+        #expect(lines.contains { $0.hasPrefix("  tooShort ") && $0.hasSuffix("  400") })
+        #expect(lines.contains { $0.hasPrefix("  maintenance ") && $0.hasSuffix("cycle 500, 500, pass") })
+        #expect(lines.contains { $0.hasPrefix("  maintenance ") && $0.hasSuffix("cycle 500, 500, 200") })
+    }
+
+    @Test("routes of a bad folder exits 1 with located problems")
+    func routesBadFolder() async throws {
+        let folder = try Self.badFolder()
+        let result = try await runMishap(["routes", folder.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.standardOutput.isEmpty, "\(result.standardOutput)")
+        Self.expectBadFolderDiagnostics(result.standardError, folder: folder.path)
+    }
+
+    // MARK: help and argument errors
+
+    @Test("--help lists the subcommands")
+    func help() async throws {
+        let result = try await runMishap(["--help"])
+        #expect(result.status == 0, "\(result)")
+        for name in ["serve", "validate", "routes"] {
+            #expect(result.standardOutput.contains("  \(name)"), "no \(name) in:\n\(result.standardOutput)")
+        }
+        #expect(result.standardOutput.contains("USAGE"))
+    }
+
+    @Test("serve --help documents its options")
+    func serveHelp() async throws {
+        let result = try await runMishap(["serve", "--help"])
+        #expect(result.status == 0, "\(result)")
+        for option in ["--scenarios", "--host", "--port", "--threads", "--max-body", "--log-level"] {
+            #expect(result.standardOutput.contains(option), "no \(option) in:\n\(result.standardOutput)")
+        }
+    }
+
+    @Test("--version prints the version")
+    func version() async throws {
+        let result = try await runMishap(["--version"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput == "0.1.0\n")
+    }
+
+    @Test("Bad flags exit 64 with usage on standard error", arguments: [
+        (["serve", "--port", "abc"], "abc"),
+        (["serve", "--port", "70000"], "--port must be from 0 to 65535"),
+        (["--port=-1"], "--port must be from 0 to 65535"),
+        (["--port", "-1"], "--port"),
+        (["--nonsense"], "--nonsense"),
+        (["serve", "--threads", "0"], "--threads must be at least 1"),
+        (["serve", "--max-body=-5"], "--max-body must not be negative"),
+        (["serve", "--log-level", "loud"], "loud"),
+        (["validate", "a", "b"], "b"),
+        (["serve", "--rule-header", "not a header"], "--rule-header must be a header name"),
+    ])
+    func badFlags(arguments: [String], mentioned: String) async throws {
+        let result = try await runMishap(arguments, timeout: .seconds(20))
+        #expect(result.status == Self.usageExitCode, "\(arguments): \(result)")
+        #expect(result.standardError.contains("Usage:"), "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains("Error:"), "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains(mentioned), "\(arguments): \(result.standardError)")
+        #expect(!result.standardOutput.contains("listening"), "\(arguments): \(result.standardOutput)")
+    }
+}

@@ -45,7 +45,9 @@ final class TestServer: Sendable {
 struct ClientResponse {
     let status: Int
     let headers: [String: String]
-    let body: Data
+    var body: Data
+    /// The version on the status line (`HTTP/1.1`), when read from a raw connection.
+    var httpVersion: String? = nil
 
     func header(_ name: String) -> String? {
         headers.first(where: { $0.key.caseInsensitiveCompare(name) == .orderedSame })?.value
@@ -86,3 +88,12 @@ extension TestServer {
         try await send("POST", path, body: JSONSerialization.data(withJSONObject: object), headers: ["Content-Type": "application/json"])
     }
 }
+
+extension String {
+    /// Percent-encoded for a query value: every byte but RFC 3986's unreserved characters.
+    var queryEncoded: String {
+        addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))!
+    }
+}
+
+let jsonContentType = "application/json; charset=utf-8"

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `mishap serve` as a real process: startup line, answers, signals, startup failures.
+struct NotListening: Error {}
+
+@Suite("mishap serve")
+struct ServeTests {
+    static let curl = "/usr/bin/curl"
+
+    /// Starts `mishap` with `arguments` and waits for its listening line.
+    static func startServer(_ arguments: [String],
+                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> (ChildProcess, UInt16) {
+        let server = try ChildProcess.mishap(arguments, sourceLocation: sourceLocation)
+        let line = await server.firstOutputLine(timeout: .seconds(30))
+        guard let line, let port = listeningPort(line) else {
+            server.kill()
+            Issue.record("no listening line; stdout: \(server.standardOutput) stderr: \(server.standardError)",
+                         sourceLocation: sourceLocation)
+            throw NotListening()
+        }
+        #expect(port != 0, sourceLocation: sourceLocation)
+        return (server, port)
+    }
+
+    /// GETs (or POSTs) with curl and returns the body; `-w` appends the status on its own line.
+    static func curl(_ url: String, extra: [String] = []) async throws -> (status: Int?, body: String) {
+        let result = try await run(curl, ["-s", "--max-time", "10", "-w", "\n%{http_code}"] + extra + [url],
+                                   timeout: .seconds(20))
+        #expect(result.status == 0, "curl failed: \(result)")
+        let output = result.standardOutput
+        guard let newline = output.lastIndex(of: "\n") else { return (nil, output) }
+        return (Int(output[output.index(after: newline)...]), String(output[..<newline]))
+    }
+
+    @Test("serve prints where it listens, answers, and exits 0 on SIGTERM")
+    func serveAndTerminate() async throws {
+        let (server, port) = try await Self.startServer(
+            ["serve", "--port", "0", "--scenarios", Paths.scenarios, "--threads", "2"])
+        defer { server.kill() }
+
+        let short = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable?userName=abc")
+        #expect(short.status == 400)
+        #expect(short.body == #"{"error":true,"reason":"Username is too short."}"#)
+
+        let login = try await Self.curl("http://127.0.0.1:\(port)/login", extra: [
+            "-H", "Content-Type: application/json", "--data", #"{"email":"john@doe.com","password":"onlyjohnknowsme"}"#,
+        ])
+        #expect(login.status == 200)
+        #expect(login.body == #"{"user_id":"123","token":"c7d83mdla_3ms"}"#)
+
+        let missing = try await Self.curl("http://127.0.0.1:\(port)/nowhere")
+        #expect(missing.status == 404)
+
+        let started = ContinuousClock.now
+        server.signal(SIGTERM)
+        let exited = await server.waitForExit(timeout: .seconds(10))
+        #expect(exited, "still running 10 s after SIGTERM")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.exitStatus == 0, "stderr: \(server.standardError)")
+        #expect(server.standardError.contains("SIGTERM"), "\(server.standardError)")
+    }
+
+    @Test("mishap without a subcommand serves, and exits 0 on SIGINT")
+    func defaultSubcommandAndInterrupt() async throws {
+        let (server, port) = try await Self.startServer(["--port", "0", "--scenarios", Paths.scenarios])
+        defer { server.kill() }
+
+        let available = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable?userName=zaphod")
+        #expect(available.status == 200)
+        #expect(available.body == #"{"isAvailable":true,"userName":"zaphod"}"#)
+
+        let started = ContinuousClock.now
+        server.signal(SIGINT)
+        let exited = await server.waitForExit(timeout: .seconds(10))
+        #expect(exited, "still running 10 s after SIGINT")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.exitStatus == 0, "stderr: \(server.standardError)")
+        #expect(server.standardError.contains("SIGINT"), "\(server.standardError)")
+    }
+
+    @Test("SIGTERM stops the server promptly even with a client connection left open")
+    func terminateWithOpenConnection() async throws {
+        let (server, port) = try await Self.startServer(["serve", "--port", "0", "--scenarios", Paths.scenarios])
+        defer { server.kill() }
+
+        // A client that sent half a request and waits.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socket >= 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        let partial = Array("GET /isUserNameAvailable?userName=abc HTTP/1.1\r\nHost: x\r\n".utf8)
+        #expect(send(socket, partial, partial.count, Int32(MSG_NOSIGNAL)) == partial.count)
+        try await Task.sleep(for: .milliseconds(200))
+
+        let started = ContinuousClock.now
+        server.signal(SIGTERM)
+        let exited = await server.waitForExit(timeout: .seconds(10))
+        #expect(exited, "still running 10 s after SIGTERM with an open connection")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(server.exitStatus == 0, "stderr: \(server.standardError)")
+    }
+
+    @Test("SIGTERM stops the server promptly while a response is still being delayed, held or dribbled",
+          arguments: ["/held", "/delayed", "/dribbled"])
+    func terminateDuringSlowResponse(path: String) async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("slow.yaml", """
+            endpoints:
+              - endpoint: GET /held
+                rules: [{ name: held, respond: { hang: true } }]
+              - endpoint: GET /delayed
+                rules: [{ name: delayed, respond: { delay: { min: 20000, max: 30000 }, text: late } }]
+              - endpoint: GET /dribbled
+                rules: [{ name: dribbled, respond: { dribble: { chunks: 5, duration: 30s }, text: "0123456789" } }]
+            """)
+        let (server, port) = try await Self.startServer(["--port", "0", "--scenarios", folder.path])
+        defer { server.kill() }
+        let client = try ChildProcess(Self.curl, ["-s", "--max-time", "40", "http://127.0.0.1:\(port)\(path)"])
+        defer { client.kill() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(client.isRunning, "the request should still be waiting")
+
+        let started = ContinuousClock.now
+        server.signal(SIGTERM)
+        let exited = await server.waitForExit(timeout: .seconds(10))
+        #expect(exited, "still running 10 s after SIGTERM with \(path) in flight")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(server.exitStatus == 0, "stderr: \(server.standardError)")
+        // The client is let go too, rather than waiting for its own timeout.
+        #expect(await client.waitForExit(timeout: .seconds(10)))
+    }
+
+    @Test("--max-body, --rule-header and --log-level reach the server")
+    func serveOptions() async throws {
+        let (server, port) = try await Self.startServer([
+            "serve", "--port", "0", "--scenarios", Paths.scenarios, "--threads", "1",
+            "--max-body", "16", "--rule-header", "X-Force", "--log-level", "warning",
+        ])
+        defer { server.kill() }
+
+        let large = try await Self.curl("http://127.0.0.1:\(port)/login", extra: [
+            "-H", "Content-Type: application/json", "--data", #"{"email":"john@doe.com","password":"onlyjohnknowsme"}"#,
+        ])
+        #expect(large.status == 413)
+        let small = try await Self.curl("http://127.0.0.1:\(port)/login", extra: [
+            "-H", "Content-Type: application/json", "--data", #"{"email":"x"}"#,
+        ])
+        #expect(small.status == 400)
+
+        let forced = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable?userName=zaphod",
+                                         extra: ["-H", "X-Force: tooShort"])
+        #expect(forced.status == 400)
+        #expect(forced.body == #"{"error":true,"reason":"Username is too short."}"#)
+
+        server.signal(SIGTERM)
+        #expect(await server.waitForExit(timeout: .seconds(10)))
+        #expect(server.exitStatus == 0)
+        // At warning level, the info lines (serving..., received SIGTERM...) are not logged.
+        #expect(!server.standardError.contains(" info "), "\(server.standardError)")
+    }
+
+    @Test("A scenarios folder with errors: exit 1, located errors, never listens")
+    func badScenariosDoNotServe() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("bad.yaml", """
+            endpoint: GTE /x
+            rules:
+              - name: a
+                respond: {}
+            """)
+        try folder.write("more.yaml", """
+            endpoint: GET /y
+            rules:
+              - name: a
+                respond: { status: 600 }
+            """)
+        let result = try await runMishap(["--port", "0", "--scenarios", folder.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(!result.standardOutput.contains("listening"), "\(result.standardOutput)")
+        #expect(result.standardOutput.isEmpty, "\(result.standardOutput)")
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("\(folder.path)/bad.yaml:1:11: unknown method 'GTE' (did you mean 'GET'?)") },
+                "\(result.standardError)")
+        #expect(lines.contains { $0.hasPrefix("\(folder.path)/more.yaml:4:24: 'status' must be an HTTP status code") },
+                "\(result.standardError)")
+        #expect(lines.last == "mishap: 2 problem(s) in \(folder.path); not serving", "\(result.standardError)")
+    }
+
+    @Test("A port in use: the second server exits non-zero naming the port")
+    func portInUse() async throws {
+        let (first, port) = try await Self.startServer(["--port", "0", "--scenarios", Paths.scenarios])
+        defer { first.kill() }
+
+        let second = try await runMishap(["serve", "--port", "\(port)", "--scenarios", Paths.scenarios])
+        #expect(second.status != nil && second.status != 0, "\(second)")
+        #expect(!second.standardOutput.contains("listening"), "\(second.standardOutput)")
+        #expect(second.standardError.contains("\(port)"), "\(second.standardError)")
+        #expect(second.standardError.contains("cannot listen on 127.0.0.1:\(port)"), "\(second.standardError)")
+
+        // The first server is unaffected.
+        let answer = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable")
+        #expect(answer.status == 400)
+        first.signal(SIGTERM)
+        #expect(await first.waitForExit(timeout: .seconds(10)))
+        #expect(first.exitStatus == 0)
+    }
+
+    @Test("A host that does not resolve: exit 1 with a message")
+    func unresolvableHost() async throws {
+        let result = try await runMishap(["--host", "no-such-host.invalid", "--port", "0", "--scenarios", Paths.scenarios])
+        #expect(result.status == 1, "\(result)")
+        #expect(!result.standardOutput.contains("listening"))
+        #expect(result.standardError.contains("no-such-host.invalid"), "\(result.standardError)")
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import MishapEngine
+import MishapScenarios
+import Testing
+
+/// The repository's default `scenarios/` folder, found from this file's location.
+let defaultScenariosDirectory: String = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("scenarios").path
+
+/// A fresh, uniquely named folder under the system temporary folder, removed on deinit.
+final class TemporaryFolder {
+    /// The folder itself (not symlink-resolved: messages show paths as given).
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mishap-scenarios-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `contents` to `relative` (intermediate folders created); returns the full path.
+    @discardableResult
+    func write(_ relative: String, _ contents: String) throws -> String {
+        try write(relative, Data(contents.utf8))
+    }
+
+    @discardableResult
+    func write(_ relative: String, _ data: Data) throws -> String {
+        let full = path + "/" + relative
+        let folder = (full as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: full, contents: data) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return full
+    }
+
+    @discardableResult
+    func makeFolder(_ relative: String) throws -> String {
+        let full = path + "/" + relative
+        try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: true)
+        return full
+    }
+
+    /// Creates a symbolic link at `relative` pointing to `destination` (absolute or relative).
+    func symlink(_ relative: String, to destination: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: path + "/" + relative, withDestinationPath: destination)
+    }
+}
+
+/// The diagnostics of scenario text that must not load.
+func diagnostics(ofYAML yaml: String, name: String = "inline.yaml",
+                 sourceLocation: SourceLocation = #_sourceLocation) -> [ScenarioDiagnostic] {
+    do {
+        _ = try ScenarioLoader.load(yaml: yaml, name: name)
+        Issue.record("the scenario loaded, but errors were expected", sourceLocation: sourceLocation)
+        return []
+    } catch {
+        return error.diagnostics
+    }
+}
+
+/// The diagnostics of a scenarios folder that must not load.
+func diagnostics(ofDirectory directory: String,
+                 sourceLocation: SourceLocation = #_sourceLocation) -> [ScenarioDiagnostic] {
+    do {
+        _ = try ScenarioLoader.load(directory: directory)
+        Issue.record("the folder loaded, but errors were expected", sourceLocation: sourceLocation)
+        return []
+    } catch {
+        return error.diagnostics
+    }
+}
+
+/// Checks that `yaml` fails with exactly one problem, at `line`:`column`, whose message contains
+/// every one of `parts`.
+func expectSingleDiagnostic(
+    _ yaml: String, line: Int, column: Int, containing parts: [String], notContaining absent: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let found = diagnostics(ofYAML: yaml, sourceLocation: sourceLocation)
+    guard found.count == 1, let diagnostic = found.first else {
+        Issue.record("expected exactly one diagnostic, got \(found.count):\n\(found.map(\.description).joined(separator: "\n"))",
+                     sourceLocation: sourceLocation)
+        return
+    }
+    expect(diagnostic, file: "inline.yaml", line: line, column: column, containing: parts, notContaining: absent,
+           sourceLocation: sourceLocation)
+}
+
+/// Checks one diagnostic's location and message.
+func expect(
+    _ diagnostic: ScenarioDiagnostic, file: String, line: Int, column: Int, containing parts: [String],
+    notContaining absent: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(diagnostic.file == file, "\(diagnostic)", sourceLocation: sourceLocation)
+    #expect(diagnostic.line == line, "\(diagnostic)", sourceLocation: sourceLocation)
+    #expect(diagnostic.column == column, "\(diagnostic)", sourceLocation: sourceLocation)
+    for part in parts {
+        #expect(diagnostic.message.contains(part), "'\(part)' missing from: \(diagnostic)", sourceLocation: sourceLocation)
+    }
+    for part in absent {
+        #expect(!diagnostic.message.contains(part), "'\(part)' unexpected in: \(diagnostic)", sourceLocation: sourceLocation)
+    }
+    #expect(diagnostic.description == "\(file):\(line):\(column): \(diagnostic.message)", sourceLocation: sourceLocation)
+}
+
+extension ResponsePlan {
+    func header(_ name: String) -> String? {
+        headers.first(where: { $0.name.lowercased() == name.lowercased() })?.value
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// What a block-style scenario file declares, read line by line independently of the loader:
+/// the line of `endpoint:` and the `  - name: X` rule names in order.
+struct DeclaredScenario {
+    var endpointLine = 0
+    var firstRuleLine = 0
+    var ruleNames: [String] = []
+
+    init(path: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("endpoint:") && endpointLine == 0 { endpointLine = index + 1 }
+            if line.hasPrefix("  - name: ") {
+                if firstRuleLine == 0 { firstRuleLine = index + 1 }
+                let name = line.dropFirst("  - name: ".count).split(separator: " ").first.map(String.init) ?? ""
+                ruleNames.append(name)
+            }
+        }
+    }
+}
