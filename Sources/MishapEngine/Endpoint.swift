@@ -4,15 +4,17 @@ public struct Endpoint: Sendable {
     public var method: String
     public var path: PathPattern
     /// First match wins.
-    public var rules: [Rule]
+    public let rules: [Rule]
     /// Where the endpoint was declared, for listings and logs.
     public var source: String?
+    private let index: RuleIndex
 
     public init(method: String, path: PathPattern, rules: [Rule], source: String? = nil) {
         self.method = method
         self.path = path
         self.rules = rules
         self.source = source
+        self.index = RuleIndex(rules)
     }
 
     /// The endpoint as written: `GET /isUserNameAvailable`.
@@ -23,17 +25,31 @@ public struct Endpoint: Sendable {
     /// A forced rule answers without its `when` and `chance` being tested; if its cycle step
     /// passes, the rules after it are tried as usual.
     func respond(_ context: inout MatchContext, forcing forced: Int? = nil, random: RandomSource) -> ResponsePlan? {
-        var index = forced ?? 0
-        if let forced, let plan = apply(rules[forced], &context, random) { return plan }
-        if forced != nil { index += 1 }
-        while index < rules.count {
-            let rule = rules[index]
-            index += 1
-            guard rule.matches(&context) else { continue }
-            if let chance = rule.chance, random.unit() >= chance { continue }
-            if let plan = apply(rule, &context, random) { return plan }
+        var first = 0
+        if let forced {
+            if let plan = apply(rules[forced], &context, random) { return plan }
+            first = forced + 1
+        }
+        guard first < rules.count else { return nil }
+        for step in index.steps[index.stepOfRule[first]...] {
+            switch step {
+            case .rule(let candidate):
+                guard candidate >= first, rules[candidate].matches(&context) else { continue }
+                if let plan = attempt(rules[candidate], &context, random) { return plan }
+            case .lookup(let source, let table):
+                guard let value = context.value(of: source), let candidates = table[value] else { continue }
+                for candidate in candidates where candidate >= first {
+                    if let plan = attempt(rules[candidate], &context, random) { return plan }
+                }
+            }
         }
         return nil
+    }
+
+    /// A matching rule's response, unless its `chance` skips it or its cycle passes.
+    private func attempt(_ rule: Rule, _ context: inout MatchContext, _ random: RandomSource) -> ResponsePlan? {
+        if let chance = rule.chance, random.unit() >= chance { return nil }
+        return apply(rule, &context, random)
     }
 
     /// The rule's response for this request, or nil when its cycle step passes.

@@ -19,6 +19,9 @@ public struct ResponsePlan: Sendable {
     public var endpoint: String?
     /// The name of the rule that answered, if any.
     public var rule: String?
+    /// Set when the response is the same for every request: the server may send its
+    /// ready-made form instead of building one from the fields above.
+    public var prepared: PreparedResponse?
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

@@ -1,12 +1,16 @@
 /// A response as declared in a scenario, ready to be filled in for one request.
 public struct ResponseTemplate: Sendable {
-    public var status: Int
-    public var headers: [(name: String, value: Template)]
-    public var body: Template
-    public var delay: Delay?
-    public var hang: Bool
-    public var dribble: Dribble?
-    public var fault: Fault?
+    public let status: Int
+    public let headers: [(name: String, value: Template)]
+    public let body: Template
+    public let delay: Delay?
+    public let hang: Bool
+    public let dribble: Dribble?
+    public let fault: Fault?
+    /// The headers, when none has a placeholder: rendered once, not per request.
+    private let staticHeaders: [Field]?
+    /// The whole response, when it is the same for every request.
+    private let prepared: PreparedResponse?
 
     public init(
         status: Int, headers: [(name: String, value: Template)] = [], body: Template,
@@ -19,16 +23,37 @@ public struct ResponseTemplate: Sendable {
         self.hang = hang
         self.dribble = dribble
         self.fault = fault
+        var rendered: [Field]? = []
+        for header in headers {
+            guard let bytes = header.value.staticBytes else { rendered = nil; break }
+            rendered?.append(Field(header.name, String(decoding: bytes, as: UTF8.self)))
+        }
+        staticHeaders = rendered
+        if let rendered, let bytes = body.staticBytes, delay == nil, !hang, dribble == nil, fault == nil {
+            prepared = PreparedResponse(plan: ResponsePlan(status: status, headers: rendered, body: bytes))
+        } else {
+            prepared = nil
+        }
     }
 
     /// How many random bytes the `garbage` fault sends when the response declares no body.
     static let garbageLength = 64
 
     func plan(context: inout MatchContext, random: RandomSource) -> ResponsePlan {
-        var fields: [Field] = []
-        fields.reserveCapacity(headers.count)
-        for header in headers {
-            fields.append(Field(header.name, String(decoding: header.value.render(context: &context), as: UTF8.self)))
+        if let prepared {
+            var plan = prepared.plan
+            plan.prepared = prepared
+            return plan
+        }
+        var fields: [Field]
+        if let staticHeaders {
+            fields = staticHeaders
+        } else {
+            fields = []
+            fields.reserveCapacity(headers.count)
+            for header in headers {
+                fields.append(Field(header.name, String(decoding: header.value.render(context: &context), as: UTF8.self)))
+            }
         }
         var bytes = body.render(context: &context)
         if fault == .garbage && bytes.isEmpty {

@@ -59,23 +59,44 @@ extension HTTPServer {
             return .NO
         }
         if let flags { _ = mishap_response_set_flags(response, flags) }
-        return submit(response, plan, on: connection)
+        addHeaders(plan, to: response)
+        return queueOnce(response, status: plan.status, on: connection)
     }
 
     /// Queues a plan with its whole body in memory.
     func queue(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        if let prepared = plan.prepared {
+            // Built once and shared by every request it answers: libmicrohttpd reference-counts
+            // responses under a lock, and nothing is added to it after it is built.
+            let form = prepared.serverForm(make: { UInt(bitPattern: Int(bitPattern: build(prepared.plan))) },
+                                           release: { MHD_destroy_response(OpaquePointer(bitPattern: $0)) })
+            if let response = OpaquePointer(bitPattern: form) {
+                return MHD_queue_response(connection, UInt32(plan.status), response)
+            }
+        }
+        guard let response = build(plan) else { return .NO }
+        return queueOnce(response, status: plan.status, on: connection)
+    }
+
+    /// A libmicrohttpd response holding a copy of the plan's body and its headers.
+    private func build(_ plan: ResponsePlan) -> OpaquePointer? {
         let response = plan.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
-        guard let response else { return .NO }
-        return submit(response, plan, on: connection)
+        guard let response else { return nil }
+        addHeaders(plan, to: response)
+        return response
     }
 
-    private func submit(_ response: OpaquePointer, _ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+    private func addHeaders(_ plan: ResponsePlan, to response: OpaquePointer) {
         for header in plan.headers {
             _ = MHD_add_response_header(response, header.name, header.value)
         }
-        let result = MHD_queue_response(connection, UInt32(plan.status), response)
+    }
+
+    /// Queues a response used for this request only, and lets go of it.
+    private func queueOnce(_ response: OpaquePointer, status: Int, on connection: OpaquePointer) -> MHD_Result {
+        let result = MHD_queue_response(connection, UInt32(status), response)
         MHD_destroy_response(response)
         return result
     }
