@@ -27,7 +27,7 @@ enum Base64 {
             }
         }
         // Leftover bits must be zero padding: 2 or 4 of them, never 6.
-        guard bits < 6, padding <= 2 else { return nil }
+        guard bits < 6, padding <= 2, buffer & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return bytes
     }
 }

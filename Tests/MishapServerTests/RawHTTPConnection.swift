@@ -115,6 +115,51 @@ final class RawHTTPConnection {
         return pending
     }
 
+    /// What one receive brought: bytes, the server's clean close (EOF), or a failure such as a
+    /// reset (`ECONNRESET`). A receive timeout is thrown, not returned.
+    enum Received: Equatable {
+        case bytes([UInt8])
+        case closed
+        case failed(errno: Int32)
+    }
+
+    /// Bytes already read past a response's head (by `readResponse(toHead: true)`), else one
+    /// receive.
+    func receivePiece() throws -> Received {
+        if !pending.isEmpty {
+            defer { pending = [] }
+            return .bytes(pending)
+        }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if received > 0 { return .bytes(Array(chunk[..<received])) }
+        if received == 0 { return .closed }
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK {
+            throw Failure(description: "recv() timed out: the server neither answered nor closed")
+        }
+        return .failed(errno: code)
+    }
+
+    /// Everything until the stream ends, piece by piece with the time each arrived, and how it
+    /// ended (`.closed` or `.failed`).
+    func readPiecesToEnd() throws -> (pieces: [(bytes: [UInt8], at: ContinuousClock.Instant)], end: Received) {
+        var pieces: [(bytes: [UInt8], at: ContinuousClock.Instant)] = []
+        while true {
+            let piece = try receivePiece()
+            guard case .bytes(let bytes) = piece else { return (pieces, piece) }
+            pieces.append((bytes, ContinuousClock.now))
+        }
+    }
+
+    /// Whether response bytes (or the end of the stream) are waiting, without consuming them or
+    /// blocking.
+    var hasSomethingToRead: Bool {
+        if !pending.isEmpty { return true }
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0
+    }
+
     /// Appends what the socket has to `pending`; false at the end of the stream.
     @discardableResult
     private func receiveMore(allowEnd: Bool = false) throws -> Bool {
@@ -132,8 +177,8 @@ final class RawHTTPConnection {
 
 extension TestServer {
     /// A new raw connection to this server.
-    func connect() throws -> RawHTTPConnection {
-        try RawHTTPConnection(port: server.port!)
+    func connect(timeoutSeconds: Int = 10) throws -> RawHTTPConnection {
+        try RawHTTPConnection(port: server.port!, timeoutSeconds: timeoutSeconds)
     }
 
     /// One request on its own raw connection; the response as read from the wire.
