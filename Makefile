@@ -33,6 +33,17 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) bench-smoke
+
+## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
+## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
+.PHONY: bench bench-smoke
+bench: deps
+	SWIFT="$(SWIFT)" benchmarks/run.sh $(BENCH_ARGS)
+
+## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness working)
+bench-smoke: deps
+	SWIFT="$(SWIFT)" benchmarks/run.sh --smoke $(BENCH_ARGS)
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-bench

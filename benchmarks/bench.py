@@ -1,0 +1,641 @@
+#!/usr/bin/env python3
+"""Mishap's benchmarks, measured side by side with a minimal C libmicrohttpd server.
+
+Started by benchmarks/run.sh, which builds both servers first (python3 standard library only).
+
+What is measured, each against the targets of the performance issue:
+
+  throughput   wrk req/s on one URL, the C baseline (benchmarks/baseline.c: a prebuilt
+               response, nothing parsed) and Mishap run ALTERNATELY, round after round; the
+               figure is the median of the rounds. ratio = mishap / baseline, higher is better.
+                 - GET /isUserNameAvailable?userName=someone, default scenarios   >= 0.80
+                 - GET ...?userName=maintenance (a `cycle` rule)                  >= 0.60
+                 - POST /login with a JSON body (benchmarks/login.lua)            >= 0.60
+  scaling      Mishap on 1,000 generated rules over 100 endpoints (plus the default scenarios)
+               against Mishap on the default scenarios alone, same URL; ratio = big / default,
+               >= 0.80 means a throughput drop of at most 20%.
+  latency      wrk --latency at -c256: ratio = mishap p99 / baseline p99, lower is better, <= 2.
+  startup      exec to the first HTTP 200, polled as fast as possible, median of 20 runs each:
+               <= 10 ms, and mishap / baseline <= 2.
+  memory       VmRSS of a fresh Mishap after 10 s at -c256 (<= 20 MiB), and after 60 s of the
+               same load against after 10 s (ratio within 0.90..1.10: no growth).
+  delays       1,000 concurrent requests held by `delay: 2000`: RSS while they are held
+               (<= 40 MiB), and undelayed requests answered meanwhile (slowest <= 200 ms).
+
+Reading the table: `reference` is the C baseline (or, for scaling and RSS flatness, Mishap's own
+first figure), `ratio` is the measured figure over the reference, `target` is the bound the
+result column checks. FAIL! marks a miss by more than 25% of the target, which makes the full
+run exit 1; a plain FAIL is within noise range of the target and is reported only. The load
+generator shares the cores with the server under test: absolute numbers drift from run to run,
+only figures of the same run are comparable. Rows marked `info` carry no target: a request to
+the last generated `{id}` endpoint (pattern endpoints are tried one by one), and the anonymous
+part of the RSS (VmRSS also counts the pages of shared libraries the process has touched).
+
+--smoke runs everything once and briefly (wrk -d1s, 1 round, startup 3 times, no 60 s run) and
+asserts nothing about speed: it exits 0 when every server built, started and answered correctly.
+Exit status: 0 fine, 1 a target missed widely (full run only), 2 something did not run.
+"""
+
+import argparse
+import asyncio
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SOMEONE = "/isUserNameAvailable?userName=someone"
+MAINTENANCE = "/isUserNameAvailable?userName=maintenance"
+LOGIN = "/login"
+DELAYED = "/delayed"
+DELAY_MS = 2000
+WIDE_MARGIN = 0.25  # a miss by more than this fraction of the target fails the full run
+
+
+class BenchError(Exception):
+    """Something did not build, start or answer: the benchmark itself failed."""
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Servers
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mib(pid: int, field: str = "VmRSS") -> float:
+    """A memory figure of /proc/PID/status in MiB: VmRSS, or RssAnon (private memory without
+    the shared libraries' pages, which VmRSS includes)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise BenchError(f"no {field} for pid {pid}")
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Server:
+    """A server process started on a free port, read from its first output line."""
+
+    running: list = []
+
+    def __init__(self, name: str, argv: list, log_dir: Path):
+        self.name = name
+        self.log_path = log_dir / f"{name}.log"
+        self.stderr = open(self.log_path, "ab")
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, bufsize=0)
+        Server.running.append(self)
+        line = self._first_line(timeout=30)
+        match = re.search(r"listening on (http://[^\s]+?):(\d+)\s*$", line)
+        if not match:
+            self.stop()
+            raise BenchError(f"{name}: unexpected first output line {line!r} (see {self.log_path})")
+        self.base = f"{match.group(1)}:{match.group(2)}"
+        self.port = int(match.group(2))
+        # Keep reading stdout so the server never blocks on a full pipe.
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _first_line(self, timeout: float) -> str:
+        data = b""
+        deadline = time.monotonic() + timeout
+        while not data.endswith(b"\n"):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.process.poll() is not None:
+                break
+            ready, _, _ = select.select([self.process.stdout], [], [], remaining)
+            if ready:
+                chunk = self.process.stdout.read(1)
+                if not chunk:
+                    break
+                data += chunk
+        if not data.endswith(b"\n"):
+            code = self.process.poll()
+            self.stop()
+            tail = self.log_path.read_text(errors="replace")[-2000:]
+            raise BenchError(f"{self.name} did not start (exit status {code}):\n{tail}")
+        return data.decode(errors="replace")
+
+    def _drain(self) -> None:
+        while self.process.stdout.read(4096):
+            pass
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    @property
+    def rss(self) -> float:
+        return rss_mib(self.process.pid)
+
+    def stop(self) -> None:
+        stop_process(self.process)
+        self.stderr.close()
+        if self in Server.running:
+            Server.running.remove(self)
+
+    @classmethod
+    def stop_all(cls) -> None:
+        for server in list(cls.running):
+            server.stop()
+
+
+def http(port: int, method: str, path: str, body: bytes = b"", headers: dict = None, timeout: float = 5.0):
+    """One request on a fresh connection (Connection: close): (status, body, seconds)."""
+    lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
+    for name, value in (headers or {}).items():
+        lines.append(f"{name}: {value}")
+    if body:
+        lines.append(f"Content-Length: {len(body)}")
+    request = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+    started = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    elapsed = time.perf_counter() - started
+    head, _, payload = data.partition(b"\r\n\r\n")
+    status_line = head.split(b"\r\n", 1)[0].split()
+    status = int(status_line[1]) if len(status_line) > 1 and status_line[1].isdigit() else 0
+    return status, payload, elapsed
+
+
+def expect(server: Server, method: str, path: str, status: int, contains: bytes, body: bytes = b"", headers=None):
+    """Checks that the server answers correctly before it is measured."""
+    try:
+        got, payload, _ = http(server.port, method, path, body, headers)
+    except OSError as error:
+        raise BenchError(f"{server.name}: {method} {path} failed: {error}")
+    if got != status or contains not in payload:
+        raise BenchError(f"{server.name}: {method} {path} answered {got} {payload[:200]!r}, "
+                         f"expected {status} with {contains!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# wrk
+
+
+@dataclass
+class WrkResult:
+    requests_per_second: float
+    requests: int
+    p99_ms: float = None
+    non_2xx: int = 0
+    socket_errors: int = 0
+
+
+def to_ms(text: str) -> float:
+    match = re.fullmatch(r"([\d.]+)(us|ms|s|m|h)", text)
+    if not match:
+        raise BenchError(f"cannot read wrk latency {text!r}")
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0, "h": 3600000.0}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def wrk(url: str, connections: int, seconds: float, threads: int, script: Path = None,
+        latency: bool = False, expect_2xx: bool = True) -> WrkResult:
+    argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "5s"]
+    if latency:
+        argv.append("--latency")
+    if script:
+        argv += ["-s", str(script)]
+    argv.append(url)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
+    out = done.stdout
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    total = re.search(r"(\d+) requests in", out)
+    if done.returncode != 0 or not rps or not total:
+        raise BenchError(f"wrk failed on {url}:\n{out}{done.stderr}")
+    result = WrkResult(float(rps.group(1)), int(total.group(1)))
+    if latency:
+        p99 = re.search(r"^\s*99%\s+(\S+)", out, re.MULTILINE)
+        if not p99:
+            raise BenchError(f"wrk printed no 99% latency:\n{out}")
+        result.p99_ms = to_ms(p99.group(1))
+    non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    result.non_2xx = int(non_2xx.group(1)) if non_2xx else 0
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    result.socket_errors = sum(int(n) for n in errors.groups()) if errors else 0
+    if result.requests == 0:
+        raise BenchError(f"wrk got no answer from {url}:\n{out}")
+    if result.socket_errors > max(10, result.requests // 100):
+        raise BenchError(f"wrk saw {result.socket_errors} socket errors on {url}:\n{out}")
+    if expect_2xx and result.non_2xx:
+        raise BenchError(f"{result.non_2xx} of {result.requests} answers to {url} were not 2xx")
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenario folders
+
+
+def write_big_scenarios(destination: Path, endpoints: int = 100, rules_per_endpoint: int = 10) -> int:
+    """The default scenarios plus `endpoints` generated endpoints of `rules_per_endpoint` rules
+    each, matching on query values (equality, lists, prefixes), the last rule a catch-all. Half
+    the paths are literal, half have a `{id}` segment. The generated files sort before the
+    default ones, so any scan over endpoints meets them first. Returns the rule count added."""
+    shutil.copytree(REPO / "scenarios", destination)
+    generated = destination / "generated"
+    generated.mkdir()
+    for e in range(endpoints):
+        path = f"/generated/e{e:03d}" + ("" if e % 2 == 0 else "/{id}")
+        lines = [f"endpoint: GET {path}", "rules:"]
+        for r in range(rules_per_endpoint - 1):
+            condition = [f"v{r}", f"[v{r}a, v{r}b, v{r}c]", f"{{ prefix: p{r}- }}"][r % 3]
+            lines += [f"  - name: r{r}",
+                      f"    when: {{ query: {{ q: {condition} }} }}",
+                      f"    respond: {{ status: 200, json: {{ endpoint: {e}, rule: {r}, q: \"{{{{query.q}}}}\" }} }}"]
+        lines += ["  - name: catchAll",
+                  f"    respond: {{ json: {{ endpoint: {e}, rule: catchAll }} }}"]
+        (generated / f"e{e:03d}.yaml").write_text("\n".join(lines) + "\n")
+    return endpoints * rules_per_endpoint
+
+
+def write_delayed_scenarios(destination: Path) -> None:
+    shutil.copytree(REPO / "scenarios", destination)
+    (destination / "delayed.yaml").write_text(
+        "endpoint: GET /delayed\n"
+        "rules:\n"
+        "  - name: delayed\n"
+        f"    respond: {{ delay: {DELAY_MS}, json: {{ ok: true }} }}\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+
+
+def alternate(label: str, targets: list, path: str, args, script: Path = None, latency: bool = False,
+              expect_2xx: bool = True) -> list:
+    """Runs wrk against each (name, server, path) target in turn, args.rounds times, swapping
+    the order every round; returns the list of WrkResults of each target."""
+    results = [[] for _ in targets]
+    if not args.smoke:  # warm up each server (lazy initialisation, page faults): not recorded
+        for name, server, target_path in targets:
+            wrk(server.url(target_path or path), args.connections if not latency else 256, 1, args.threads,
+                script, expect_2xx=expect_2xx)
+    for round_number in range(args.rounds):
+        order = list(enumerate(targets))
+        if round_number % 2:
+            order.reverse()
+        for index, (name, server, target_path) in order:
+            connections = 256 if latency else args.connections
+            result = wrk(server.url(target_path or path), connections, args.duration, args.threads, script,
+                         latency=latency, expect_2xx=expect_2xx)
+            results[index].append(result)
+            figure = f"p99 {result.p99_ms:.2f} ms, " if latency else ""
+            errors = f" ({result.socket_errors} socket errors)" if result.socket_errors else ""
+            log(f"  {label} round {round_number + 1}: {name:<22} {figure}{result.requests_per_second:>10,.0f} req/s{errors}")
+    return results
+
+
+def median_rps(results: list) -> float:
+    return statistics.median(r.requests_per_second for r in results)
+
+
+def time_to_first_200(argv: list, port: int, path: str) -> float:
+    """Milliseconds from spawning the process to the first 200 on `path`, polling by connect."""
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = started + 10
+        while True:
+            if time.perf_counter() > deadline or process.poll() is not None:
+                raise BenchError(f"{argv[0]} gave no 200 within 10 s (exit status {process.poll()})")
+            s = socket.socket()
+            try:
+                s.connect(("127.0.0.1", port))
+                s.sendall(request)
+                head = b""
+                while b"\r\n" not in head and (chunk := s.recv(4096)):
+                    head += chunk
+                if head.startswith(b"HTTP/1.1 200"):
+                    return (time.perf_counter() - started) * 1000
+            except OSError:
+                pass
+            finally:
+                s.close()
+            time.sleep(0.0001)
+    finally:
+        stop_process(process)
+
+
+async def hold_delayed(port: int, count: int, pid: int) -> dict:
+    """Opens `count` connections, each sending one delayed request, and while they are held
+    samples the server's RSS and times undelayed requests. Returns the figures."""
+    loop = asyncio.get_running_loop()
+
+    async def request(path: str):
+        started = loop.time()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        await writer.drain()
+        data = await reader.read()
+        writer.close()
+        return data.startswith(b"HTTP/1.1 200"), loop.time() - started
+
+    started = loop.time()
+    delayed = [asyncio.create_task(request(DELAYED)) for _ in range(count)]
+    rss_samples, fd_samples, probes = [], [], []
+    await asyncio.sleep(0.3)  # let every connection open and its request arrive
+    while loop.time() - started < DELAY_MS / 1000 * 0.85:
+        rss_samples.append(rss_mib(pid))
+        fd_samples.append(len(os.listdir(f"/proc/{pid}/fd")))
+        probes.append(await asyncio.wait_for(request(SOMEONE), timeout=5))
+        await asyncio.sleep(0.1)
+    answers = await asyncio.wait_for(asyncio.gather(*delayed, return_exceptions=True), timeout=30)
+    answered = [a for a in answers if not isinstance(a, BaseException) and a[0]]
+    held = [a for a in answered if a[1] >= DELAY_MS / 1000 * 0.95]
+    return {
+        "seconds": round(loop.time() - started, 2),
+        "server_fds": max(fd_samples),
+        "answered": len(answered),
+        "held": len(held),
+        "rss": max(rss_samples),
+        "probe_ok": all(ok for ok, _ in probes),
+        "probe_max_ms": max(seconds for _, seconds in probes) * 1000,
+        "probes": len(probes),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+@dataclass
+class Row:
+    what: str
+    reference: str
+    mishap: str
+    ratio: str
+    target: str
+    value: float   # the figure the target checks
+    op: str        # ">=", "<=", "range", or "info" (not a target)
+    limit: tuple   # (bound,) or (low, high)
+
+    @property
+    def result(self) -> str:
+        if self.op == "info":
+            return "-"
+        low, high = (self.limit[0], None) if self.op == ">=" else \
+                    (None, self.limit[0]) if self.op == "<=" else self.limit
+        if (low is None or self.value >= low) and (high is None or self.value <= high):
+            return "PASS"
+        wide = (low is not None and self.value < low * (1 - WIDE_MARGIN)) or \
+               (high is not None and self.value > high * (1 + WIDE_MARGIN))
+        return "FAIL!" if wide else "FAIL"
+
+
+def print_table(rows: list) -> None:
+    header = ("what", "reference", "mishap", "ratio", "target", "result")
+    cells = [header] + [(r.what, r.reference, r.mishap, r.ratio, r.target, r.result) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
+    right = {1, 2, 3}
+
+    def line(cols):
+        return "| " + " | ".join(c.rjust(w) if i in right else c.ljust(w)
+                                 for i, (c, w) in enumerate(zip(cols, widths))) + " |"
+
+    print(line(header))
+    print("|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
+                         for i, w in enumerate(widths)) + "|")
+    for c in cells[1:]:
+        print(line(c))
+
+
+def rps(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mishap", required=True, help="the mishap release binary")
+    parser.add_argument("--baseline", required=True, help="the compiled benchmarks/baseline.c")
+    parser.add_argument("--smoke", action="store_true", help="brief run, no assertion on speed")
+    parser.add_argument("--rounds", type=int, help="wrk rounds per server (default 3; smoke 1)")
+    parser.add_argument("--duration", type=float, help="seconds per wrk run (default 5; smoke 1)")
+    parser.add_argument("--connections", type=int, default=32, help="wrk -c for throughput (default 32)")
+    parser.add_argument("--threads", type=int, default=2, help="wrk -t (default 2)")
+    parser.add_argument("--startups", type=int, help="startup measurements per server (default 20; smoke 3)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, scenarios)")
+    args = parser.parse_args()
+    args.rounds = args.rounds or (1 if args.smoke else 3)
+    args.duration = args.duration or (1 if args.smoke else 5)
+    args.startups = args.startups or (3 if args.smoke else 20)
+    rss_seconds, long_seconds = (1, None) if args.smoke else (10, 60)
+
+    # 1,000 held connections plus the probes need file descriptors on our side.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 4096:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+
+    cores = os.cpu_count() or 1
+    work = Path(tempfile.mkdtemp(prefix="mishap-bench-"))
+
+    def mishap(name: str, folder: Path) -> Server:
+        return Server(name, [args.mishap, "serve", "--port", "0", "--scenarios", str(folder),
+                             "--threads", str(cores)], work)
+
+    def baseline(name: str) -> Server:
+        return Server(name, [args.baseline, "0"], work)
+
+    login_body = (HERE / "login.lua").read_text().split("wrk.body = '")[1].split("'")[0].encode()
+    json_header = {"Content-Type": "application/json"}
+
+    mode = "smoke (no speed assertions)" if args.smoke else "full"
+    load = os.getloadavg()
+    print(f"Mishap benchmarks, {mode}: {cores} cores, load average {load[0]:.2f} at start; "
+          f"wrk -t{args.threads} -c{args.connections} -d{args.duration:g}s x {args.rounds} round(s), alternating.")
+    print("The load generator runs on the same cores as the server: figures are noisy, compare within one run.")
+    sys.stdout.flush()
+
+    rows = []
+    try:
+        big = work / "big-scenarios"
+        added = write_big_scenarios(big)
+        delayed_folder = work / "delayed-scenarios"
+        write_delayed_scenarios(delayed_folder)
+        for folder in (REPO / "scenarios", big, delayed_folder):
+            check = subprocess.run([args.mishap, "validate", str(folder)], capture_output=True, text=True)
+            if check.returncode != 0:
+                raise BenchError(f"mishap validate {folder} failed:\n{check.stdout}{check.stderr}")
+
+        # -- startup, first: before the machine is warm from load ---------------------------
+        log("startup: exec to first 200")
+        startup = {"baseline": [], "mishap": []}
+        for i in range(args.startups):
+            for name in (["baseline", "mishap"] if i % 2 == 0 else ["mishap", "baseline"]):
+                port = free_port()
+                argv = [args.baseline, str(port)] if name == "baseline" else \
+                    [args.mishap, "serve", "--port", str(port), "--scenarios", str(REPO / "scenarios"),
+                     "--threads", str(cores)]
+                startup[name].append(time_to_first_200(argv, port, SOMEONE))
+        base_start, mishap_start = (statistics.median(startup[n]) for n in ("baseline", "mishap"))
+        log(f"  baseline {sorted(round(t, 2) for t in startup['baseline'])}")
+        log(f"  mishap   {sorted(round(t, 2) for t in startup['mishap'])}")
+
+        # -- throughput against the C baseline ------------------------------------------------
+        c_server = baseline("baseline")
+        m_default = mishap("mishap-default", REPO / "scenarios")
+        for server in (c_server, m_default):
+            expect(server, "GET", SOMEONE, 200, b'"userName":"someone"')
+            expect(server, "POST", LOGIN, 200, b'"user_id":"123"' if server is m_default else b"{",
+                   login_body, json_header)
+        expect(m_default, "GET", MAINTENANCE, 500, b"maintenance")
+
+        cases = [
+            ("GET someone, default scenarios (req/s)", SOMEONE, None, True, 0.8),
+            ("GET maintenance, a cycle rule (req/s)", MAINTENANCE, None, False, 0.6),
+            ("POST /login, JSON body (req/s)", LOGIN, HERE / "login.lua", True, 0.6),
+        ]
+        for what, path, script, only_2xx, target in cases:
+            log(f"throughput: {what}")
+            c_runs, m_runs = alternate(what.split(" (")[0], [("C baseline", c_server, None),
+                                                            ("mishap", m_default, None)],
+                                       path, args, script, expect_2xx=only_2xx)
+            c, m = median_rps(c_runs), median_rps(m_runs)
+            log("  per-round ratios: " + ", ".join(f"{a.requests_per_second / b.requests_per_second:.2f}"
+                                                   for a, b in zip(m_runs, c_runs)))
+            rows.append(Row(what, rps(c), rps(m), f"{m / c:.2f}", f">= {target:.2f}x", m / c, ">=", (target,)))
+
+        # -- scaling: 1,000 more rules -------------------------------------------------------
+        m_big = mishap("mishap-1000-rules", big)
+        expect(m_big, "GET", SOMEONE, 200, b'"userName":"someone"')
+        pattern_path = "/generated/e099/42?q=none"
+        expect(m_big, "GET", pattern_path, 200, b'"rule":"catchAll"')
+        log(f"scaling: {added} generated rules on 100 endpoints")
+        small_runs, big_runs, pattern_runs = alternate(
+            "scaling", [("default scenarios", m_default, SOMEONE), (f"+{added} rules", m_big, SOMEONE),
+                        ("+rules, last {id} rule", m_big, pattern_path)], SOMEONE, args)
+        small, large, pattern = median_rps(small_runs), median_rps(big_runs), median_rps(pattern_runs)
+        rows.append(Row(f"GET someone, +{added} rules on 100 endpoints (req/s; ref: default scenarios)",
+                        rps(small), rps(large), f"{large / small:.2f}", ">= 0.80x (drop <= 20%)",
+                        large / small, ">=", (0.8,)))
+        rows.append(Row("info: last {id} endpoint's catch-all, same folder (req/s; ref: as above)",
+                        rps(small), rps(pattern), f"{pattern / small:.2f}", "(none)", 0, "info", ()))
+        m_big.stop()
+
+        # -- latency at -c256 ---------------------------------------------------------------
+        log("latency: p99 at -c256")
+        c_runs, m_runs = alternate("p99 -c256", [("C baseline", c_server, None), ("mishap", m_default, None)],
+                                   SOMEONE, args, latency=True)
+        c99 = statistics.median(r.p99_ms for r in c_runs)
+        m99 = statistics.median(r.p99_ms for r in m_runs)
+        rows.append(Row("p99 latency at -c256 (ms)", f"{c99:.2f}", f"{m99:.2f}", f"{m99 / c99:.2f}",
+                        "<= 2.00x", m99 / c99, "<=", (2.0,)))
+        used_rss = m_default.rss
+        c_server.stop()
+        m_default.stop()
+
+        rows.append(Row("exec to first 200, median of %d (ms)" % args.startups, f"{base_start:.2f}",
+                        f"{mishap_start:.2f}", "", "<= 10 ms", mishap_start, "<=", (10.0,)))
+        rows.append(Row("exec to first 200, mishap / baseline", f"{base_start:.2f}", f"{mishap_start:.2f}",
+                        f"{mishap_start / base_start:.2f}", "<= 2.00x", mishap_start / base_start, "<=", (2.0,)))
+
+        # -- memory under load, fresh processes -------------------------------------------
+        log(f"memory: RSS after {rss_seconds} s at -c256 (fresh processes)")
+        fresh_c = baseline("baseline-rss")
+        c_idle = fresh_c.rss
+        wrk(fresh_c.url(SOMEONE), 256, rss_seconds, args.threads)
+        c_rss, c_anon = fresh_c.rss, rss_mib(fresh_c.process.pid, "RssAnon")
+        fresh_c.stop()
+        fresh_m = mishap("mishap-rss", REPO / "scenarios")
+        start_rss = fresh_m.rss
+        wrk(fresh_m.url(SOMEONE), 256, rss_seconds, args.threads)
+        m_rss, m_anon = fresh_m.rss, rss_mib(fresh_m.process.pid, "RssAnon")
+        log(f"  baseline {c_idle:.1f} MiB idle, {c_rss:.1f} MiB after {rss_seconds} s; mishap {start_rss:.1f} MiB idle, "
+            f"{m_rss:.1f} MiB after {rss_seconds} s ({used_rss:.1f} MiB after all throughput runs)")
+        rows.append(Row(f"RSS after {rss_seconds} s at -c256 (MiB)", f"{c_rss:.1f}", f"{m_rss:.1f}",
+                        f"{m_rss / c_rss:.2f}", "<= 20 MiB", m_rss, "<=", (20.0,)))
+        rows.append(Row("info: of which anonymous, not shared libraries (MiB)", f"{c_anon:.1f}", f"{m_anon:.1f}",
+                        f"{m_anon / c_anon:.2f}", "(none)", 0, "info", ()))
+        if long_seconds:
+            log(f"memory: {long_seconds - rss_seconds} s more of the same load")
+            wrk(fresh_m.url(SOMEONE), 256, long_seconds - rss_seconds, args.threads)
+            long_rss = fresh_m.rss
+            rows.append(Row(f"RSS after {long_seconds} s vs after {rss_seconds} s (MiB; ref: {rss_seconds} s)",
+                            f"{m_rss:.1f}", f"{long_rss:.1f}", f"{long_rss / m_rss:.2f}", "0.90x .. 1.10x",
+                            long_rss / m_rss, "range", (0.9, 1.1)))
+        fresh_m.stop()
+
+        # -- 1,000 delayed requests held ---------------------------------------------------
+        log(f"delays: 1,000 concurrent requests held {DELAY_MS} ms")
+        m_delay = mishap("mishap-delayed", delayed_folder)
+        expect(m_delay, "GET", SOMEONE, 200, b'"userName":"someone"')
+        try:
+            held = asyncio.run(hold_delayed(m_delay.port, 1000, m_delay.process.pid))
+        except (OSError, asyncio.TimeoutError) as error:
+            raise BenchError(f"delayed requests: {error!r}")
+        m_delay.stop()
+        log(f"  {held}")
+        if held["answered"] != 1000 or held["held"] != 1000 or not held["probe_ok"]:
+            raise BenchError(f"delayed requests: {held['answered']} of 1000 answered, {held['held']} held for "
+                             f"{DELAY_MS} ms; undelayed probes all 200: {held['probe_ok']}")
+        rows.append(Row("RSS with 1,000 delayed requests held (MiB)", "", f"{held['rss']:.1f}", "",
+                        "<= 40 MiB", held["rss"], "<=", (40.0,)))
+        rows.append(Row(f"slowest of {held['probes']} undelayed requests meanwhile (ms)", "",
+                        f"{held['probe_max_ms']:.1f}", "", "<= 200 ms", held["probe_max_ms"], "<=", (200.0,)))
+    except BenchError as error:
+        print(f"\nbenchmark error: {error}", file=sys.stderr)
+        if rows:
+            print_table(rows)
+        return 2
+    finally:
+        Server.stop_all()
+        if args.keep:
+            log(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    print()
+    print_table(rows)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f} (the machine has {os.cpu_count()} cores; "
+          "above that, other work competed with the benchmark)")
+    targets = [r for r in rows if r.op != "info"]
+    wide = [r for r in targets if r.result == "FAIL!"]
+    missed = [r for r in targets if r.result != "PASS"]
+    print()
+    if args.smoke:
+        print(f"smoke run: everything ran; {len(missed)} target(s) not met in this brief run (not asserted).")
+        return 0
+    print(f"{len(targets) - len(missed)} of {len(targets)} targets met; {len(missed) - len(wide)} missed within "
+          f"{WIDE_MARGIN:.0%}, {len(wide)} missed widely (FAIL!).")
+    return 1 if wide else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        Server.stop_all()
+        sys.exit(130)

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Mishap's benchmarks: Mishap against a minimal C libmicrohttpd server (benchmarks/baseline.c),
+# side by side on this machine, checked against the targets of the performance issue.
+#
+#   benchmarks/run.sh           full run, ~5 minutes: 3 alternating rounds of wrk -d5s per case,
+#                               20 startups each, a 60 s memory run; exits 1 when a target is
+#                               missed by more than 25% of it (FAIL! in the table)
+#   benchmarks/run.sh --smoke   a few seconds: everything once and briefly, no speed assertion;
+#                               exits non-zero only if something did not build, start or answer
+#   (any other option goes to benchmarks/bench.py; see `python3 benchmarks/bench.py --help`)
+#
+# This script builds Mishap (release, in .build-bench/), compiles the baseline, installs wrk if
+# it is missing, and hands over to bench.py, which measures and prints the table. Ratios are
+# Mishap over the reference named in each row: for req/s higher is better, for latency, startup
+# and memory lower is better. Set MISHAP_BIN to measure an already built binary instead.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+SCRATCH=.build-bench
+SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "bench: installing wrk" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends wrk
+fi
+for tool in python3 cc pkg-config; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool is required" >&2; exit 2; }
+done
+
+mkdir -p "$SCRATCH"
+if [ -n "${MISHAP_BIN:-}" ]; then
+    mishap=$MISHAP_BIN
+else
+    # Sources may change under a running build (others edit the tree): retry a few times then.
+    echo "bench: building mishap (release, $SCRATCH/)" >&2
+    for attempt in 1 2 3; do
+        if "$SWIFT" build -c release --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
+            break
+        fi
+        if [ "$attempt" = 3 ] || ! grep -q "modified during the build" "$SCRATCH/build.log"; then
+            cat "$SCRATCH/build.log" >&2
+            echo "bench: building mishap failed" >&2
+            exit 2
+        fi
+        echo "bench: sources changed during the build, building again" >&2
+    done
+    mishap=$("$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)/mishap
+fi
+
+baseline=$SCRATCH/baseline
+# shellcheck disable=SC2046  # pkg-config's flags must split into words
+cc -O2 -Wall -o "$baseline" benchmarks/baseline.c $(pkg-config --cflags --libs libmicrohttpd) ||
+    { echo "bench: compiling benchmarks/baseline.c failed" >&2; exit 2; }
+
+exec python3 benchmarks/bench.py --mishap "$mishap" --baseline "$baseline" "$@"
