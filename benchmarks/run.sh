@@ -36,7 +36,7 @@ else
     # Sources may change under a running build (others edit the tree): retry a few times then.
     echo "bench: building mishap (release, $SCRATCH/)" >&2
     for attempt in 1 2 3; do
-        if "$SWIFT" build -c release --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
+        if "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
             break
         fi
         if [ "$attempt" = 3 ] || ! grep -q "modified during the build" "$SCRATCH/build.log"; then
@@ -46,7 +46,7 @@ else
         fi
         echo "bench: sources changed during the build, building again" >&2
     done
-    mishap=$("$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)/mishap
+    mishap=$("$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/mishap
 fi
 
 baseline=$SCRATCH/baseline

@@ -43,22 +43,19 @@ public struct Request: Sendable {
     }
 }
 
-extension String {
-    /// The string without the given characters at either end.
-    func trimmingCharacters(in set: String) -> String {
-        let trimmed = drop(while: { set.contains($0) })
-        return String(trimmed.reversed().drop(while: { set.contains($0) }).reversed())
+extension UInt8 {
+    /// Equal, or the same ASCII letter in another case.
+    func equalsIgnoringASCIICase(_ other: UInt8) -> Bool {
+        if self == other { return true }
+        let folded = self | 0x20
+        return folded == other | 0x20 && folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
     }
+}
 
+extension String {
     /// Compares two strings byte by byte, folding ASCII letters only (as HTTP header names do).
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            guard x | 0x20 == y | 0x20, (x | 0x20) >= UInt8(ascii: "a"), (x | 0x20) <= UInt8(ascii: "z") else {
-                return false
-            }
-        }
-        return true
+        return a.count == b.count && zip(a, b).allSatisfy { $0.equalsIgnoringASCIICase($1) }
     }
 }

@@ -22,8 +22,14 @@ enum RequestBody: Sendable {
 
     /// Whether a `Content-Type` names a form; media types compare without regard to case.
     static func isForm(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-        return mediaType.trimmingCharacters(in: " \t").equalsIgnoringASCIICase("application/x-www-form-urlencoded")
+        let form = "application/x-www-form-urlencoded".utf8
+        var bytes = contentType.utf8[...]
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes = bytes.dropFirst() }
+        guard bytes.count >= form.count else { return false }
+        guard zip(bytes, form).allSatisfy({ $0.equalsIgnoringASCIICase($1) }) else { return false }
+        // After the media type: nothing, parameters, or white space before them.
+        guard let next = bytes.dropFirst(form.count).first else { return true }
+        return next == UInt8(ascii: ";") || next == UInt8(ascii: " ") || next == UInt8(ascii: "\t")
     }
 
     func value(at path: [String]) -> String? {

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// One named rule of an endpoint: when a request matches, what to answer.
-public struct Rule: Sendable {
+/// One named rule of an endpoint: when a request matches, what to answer. A class, so the
+/// matching loop passes rules around without copying (and retaining) their parts.
+public final class Rule: Sendable {
     /// What a rule does once its `when` holds.
     public enum Action: Sendable {
         /// Always the same response.
@@ -17,15 +18,15 @@ public struct Rule: Sendable {
         case pass
     }
 
-    public var name: String
+    public let name: String
     /// Alternatives: the rule matches when any of them holds.
-    public var when: [Predicate]
-    public var action: Action
+    public let when: [Predicate]
+    public let action: Action
     /// The fraction of matching requests the rule applies to (the others fall through);
     /// nil applies it to all.
-    public var chance: Double?
+    public let chance: Double?
     /// Where the rule was declared (`scenarios/login.yaml:12`), for listings and logs.
-    public var source: String?
+    public let source: String?
 
     public init(name: String, when: [Predicate] = [.always], action: Action, chance: Double? = nil, source: String? = nil) {
         self.name = name

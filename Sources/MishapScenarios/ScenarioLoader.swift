@@ -82,7 +82,9 @@ public enum ScenarioLoader {
             var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles)
             let root: Node?
             do {
-                root = try Yams.compose(yaml: source.text)
+                // The basic resolver tags nothing: scalars are typed by YAMLScalar, and the default one
+                // compiles regular expressions on first use, a large part of startup.
+                root = try Yams.compose(yaml: source.text, .basic)
             } catch {
                 diagnostics.append(yamlDiagnostic(error, file: source.display))
                 continue
