@@ -53,6 +53,27 @@ import Testing
     }
 
     @Test(arguments: FailureEndpoint.allCases)
+    func rateLimitedDateIs429WithAnHTTPDateHalfAMinuteAhead(endpoint: FailureEndpoint) async throws {
+        let server = try TestServer()
+        let response = try await endpoint.send("ratelimiteddate", to: server)
+        let now = Date()
+        #expect(response.status == 429)
+        expectJSONError(response, endpoint, userName: "Too many requests", login: "Too many login attempts.")
+        let retryAfter = try #require(response.header("Retry-After"))
+        let date = try #require(Self.httpDate(retryAfter), "Retry-After '\(retryAfter)' is not an HTTP-date")
+        #expect((20...40).contains(date.timeIntervalSince(now)), "\(retryAfter)")
+    }
+
+    @Test(arguments: FailureEndpoint.allCases)
+    func unavailableSecondsIs503WithRetryAfter120(endpoint: FailureEndpoint) async throws {
+        let server = try TestServer()
+        let response = try await endpoint.send("unavailableseconds", to: server)
+        #expect(response.status == 503)
+        #expect(response.header("Retry-After") == "120")
+        expectJSONError(response, endpoint, userName: "Service unavailable", login: "Service unavailable.")
+    }
+
+    @Test(arguments: FailureEndpoint.allCases)
     func unauthorizedIs401WithABearerChallenge(endpoint: FailureEndpoint) async throws {
         let server = try TestServer()
         let response = try await endpoint.send("unauthorized", to: server)
