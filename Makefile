@@ -29,11 +29,11 @@ release: deps
 run: release
 	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
 
-## test: build and run every test
+## test: build and run every test (after a brief smoke pass of the benchmark harness)
 test: deps
+	$(MAKE) bench-smoke
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	$(MAKE) bench-smoke
 
 ## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.

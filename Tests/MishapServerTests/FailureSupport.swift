@@ -70,22 +70,6 @@ extension TestServer {
                       configuration: ServerConfiguration(port: 0))
     }
 
-    /// Sends a request with URLSession and a request timeout of its own.
-    func send(_ method: String = "GET", _ pathAndQuery: String, body: Data? = nil, headers: [String: String] = [:],
-              timeout: TimeInterval?) async throws -> ClientResponse {
-        guard let timeout else { return try await send(method, pathAndQuery, body: body, headers: headers) }
-        var request = URLRequest(url: url(pathAndQuery))
-        request.httpMethod = method
-        request.httpBody = body
-        request.timeoutInterval = timeout
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await testSession.data(for: request)
-        let http = response as! HTTPURLResponse
-        var fields: [String: String] = [:]
-        for (key, value) in http.allHeaderFields { fields["\(key)"] = "\(value)" }
-        return ClientResponse(status: http.statusCode, headers: fields, body: data)
-    }
-
     /// The sequence of statuses of `count` requests, one after another.
     func statuses(_ count: Int, _ pathAndQuery: String, headers: [String: String] = [:]) async throws -> [Int] {
         var statuses: [Int] = []

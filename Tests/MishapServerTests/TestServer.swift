@@ -70,11 +70,14 @@ let testSession: URLSession = {
 }()
 
 extension TestServer {
-    /// Sends a request with URLSession and returns what the client sees.
-    func send(_ method: String = "GET", _ pathAndQuery: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> ClientResponse {
+    /// Sends a request with URLSession and returns what the client sees; `timeout` overrides
+    /// the session's request timeout.
+    func send(_ method: String = "GET", _ pathAndQuery: String, body: Data? = nil, headers: [String: String] = [:],
+              timeout: TimeInterval? = nil) async throws -> ClientResponse {
         var request = URLRequest(url: url(pathAndQuery))
         request.httpMethod = method
         request.httpBody = body
+        if let timeout { request.timeoutInterval = timeout }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await testSession.data(for: request)
         let http = response as! HTTPURLResponse
