@@ -8,6 +8,9 @@ extension FileCompiler {
     /// Headers the server computes itself; declaring them would contradict the body it sends.
     static let reservedHeaders = ["content-length", "transfer-encoding", "date", "connection"]
 
+    /// Each dribbled piece is scheduled per request; more pieces than this would only cost memory.
+    static let maximumChunks = 10_000
+
     static let jsonContentType = "application/json; charset=utf-8"
     static let textContentType = "text/plain; charset=utf-8"
 
@@ -151,13 +154,13 @@ extension FileCompiler {
             if let spec = mapping(node, allowedKeys: ["chunks", "duration"], what: "'dribble'") {
                 let chunks = spec["chunks"].flatMap { integer($0, what: "'chunks'") }
                 let length = spec["duration"].flatMap { duration($0, what: "'duration'") }
-                if let chunks, let length, chunks >= 1 {
+                if let chunks, let length, (1...Self.maximumChunks).contains(chunks) {
                     dribble = Dribble(chunks: chunks, milliseconds: length)
                 } else {
                     if spec["chunks"] == nil || spec["duration"] == nil {
                         error("'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)", at: node)
-                    } else if let chunks, chunks < 1 {
-                        error("'chunks' must be at least 1", at: spec["chunks"]!)
+                    } else if let chunks, !(1...Self.maximumChunks).contains(chunks) {
+                        error("'chunks' must be from 1 to \(Self.maximumChunks)", at: spec["chunks"]!)
                     }
                     valid = false
                 }

@@ -26,7 +26,7 @@ struct Serve: ParsableCommand {
     @Option(help: "The TCP port; 0 picks a free one.")
     var port: Int = 8080
 
-    @Option(help: "Worker threads (default: one per processor).")
+    @Option(help: "Worker threads, each with its own epoll loop (the default is one per processor).")
     var threads: Int = ServerConfiguration.processorCount
 
     @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body accepted; larger ones get 413.", valueName: "bytes"))

@@ -77,6 +77,24 @@ import Testing
         #expect(engine.respond(to: request).status == 500)
     }
 
+    @Test func resettingOneSessionLeavesTheOthersAndTheSharedCount() {
+        let engine = engine([
+            Rule(name: "maintenance", action: .cycle([.respond(json(500, "{}")), .respond(json(500, "{}")), .pass], CycleCounter())),
+            Rule(name: "available", action: .respond(json(200, "{}"))),
+        ])
+        func status(_ session: String?) -> Int {
+            engine.respond(to: Request(method: "GET", path: "/check", headers: session.map { [Field("X-Mishap-Session", $0)] } ?? [])).status
+        }
+        #expect([status("a"), status("b"), status(nil)] == [500, 500, 500])
+        engine.reset(session: "a")
+        #expect(status("a") == 500)
+        #expect(status("b") == 500)
+        #expect(status(nil) == 500)
+        #expect(status("a") == 500)
+        #expect(status("b") == 200)
+        #expect(status(nil) == 200)
+    }
+
     @Test func pathParametersFeedConditionsAndTemplates() {
         let template = ResponseTemplate(status: 200, body: Template(segments: [.literal(Array("user ".utf8)), .value(.pathParameter("id"))], escaping: .none))
         let engine = engine([

@@ -171,7 +171,10 @@ struct FailureDeclarationTests {
     @Test("A dribble with no pieces, or without its duration")
     func badDribble() {
         expectSingleDiagnostic(Self.respond("dribble: { chunks: 0, duration: 100 }"), line: 5, column: 26,
-                               containing: ["'chunks' must be at least 1"])
+                               containing: ["'chunks' must be from 1 to 10000"])
+        // Pieces are scheduled per request: a huge count would cost memory on every request.
+        expectSingleDiagnostic(Self.respond("dribble: { chunks: 1000000000, duration: 100 }"), line: 5, column: 26,
+                               containing: ["'chunks' must be from 1 to 10000"])
         expectSingleDiagnostic(Self.respond("dribble: { chunks: 4 }"), line: 5, column: 16,
                                containing: ["'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)"])
         expectSingleDiagnostic(Self.respond("dribble: { duration: 1s }"), line: 5, column: 16,
