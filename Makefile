@@ -22,8 +22,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## release: the Swift runtime linked in, and a fixed-address (non-PIE) executable, which spares the
+## dynamic loader ~76,000 relocations at every start (about 1 ms)
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## run: build a release binary and serve ./scenarios on http://127.0.0.1:8080 (ARGS="--port 9000" to change)
 run: release
@@ -39,11 +43,11 @@ test: deps
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
 .PHONY: bench bench-smoke
 bench: deps
-	SWIFT="$(SWIFT)" benchmarks/run.sh $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh $(BENCH_ARGS)
 
 ## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness working)
 bench-smoke: deps
-	SWIFT="$(SWIFT)" benchmarks/run.sh --smoke $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --smoke $(BENCH_ARGS)
 
 clean:
 	rm -rf .build .build-bench

@@ -18,6 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SCRATCH=.build-bench
+# The flags of `make release` (the Makefile passes them); the same defaults when run directly.
+read -r -a RELEASE <<<"${RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie}"
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
 if ! command -v wrk >/dev/null 2>&1; then
@@ -36,7 +38,7 @@ else
     # Sources may change under a running build (others edit the tree): retry a few times then.
     echo "bench: building mishap (release, $SCRATCH/)" >&2
     for attempt in 1 2 3; do
-        if "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
+        if "$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
             break
         fi
         if [ "$attempt" = 3 ] || ! grep -q "modified during the build" "$SCRATCH/build.log"; then
@@ -46,7 +48,7 @@ else
         fi
         echo "bench: sources changed during the build, building again" >&2
     done
-    mishap=$("$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/mishap
+    mishap=$("$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --show-bin-path)/mishap
 fi
 
 baseline=$SCRATCH/baseline

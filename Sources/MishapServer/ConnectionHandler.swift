@@ -70,11 +70,16 @@ func handleAccess(
         body = state.body
     }
 
+    let headers = connectionValues(connection, .HEADER_KIND)
+    let limit = server.configuration.maxHeaderBytes
+    if headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }) > limit {
+        return server.queue(ResponsePlan.headersTooLarge(limit: limit), on: connection)
+    }
     let request = Request(
         method: String(cString: method),
         path: String(cString: url),
         query: connectionValues(connection, .GET_ARGUMENT_KIND),
-        headers: connectionValues(connection, .HEADER_KIND),
+        headers: headers,
         body: body
     )
     let plan = server.responder.respond(to: request)

@@ -72,6 +72,7 @@ public final class HTTPServer: @unchecked Sendable {
                 config.connection_limit = UInt32(configuration.connectionLimit)
                 config.connection_timeout_seconds = UInt32(configuration.connectionTimeoutSeconds)
                 config.listen_backlog = 1024
+                config.connection_memory_limit = configuration.connectionMemoryBytes
                 config.handler = handleAccess
                 config.handler_cls = context.toOpaque()
                 config.completed = handleCompleted

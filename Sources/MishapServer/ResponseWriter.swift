@@ -108,4 +108,10 @@ extension ResponsePlan {
         body += Array("\(limit) bytes\"}".utf8)
         return ResponsePlan(status: 413, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body)
     }
+
+    static func headersTooLarge(limit: Int) -> ResponsePlan {
+        var body = Array(#"{"error":true,"reason":"Request headers larger than "#.utf8)
+        body += Array("\(limit) bytes\"}".utf8)
+        return ResponsePlan(status: 431, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body)
+    }
 }

@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable {
     public var threads: Int
     /// Largest request body read; a larger one is answered 413.
     public var maxBodyBytes: Int
+    /// Largest header section (each header counted as `name: value` and its CRLF); a larger one
+    /// is answered 431. It also sizes each connection's buffer, so it bounds memory per connection.
+    public var maxHeaderBytes: Int
     /// Most connections open at once.
     public var connectionLimit: Int
     /// Seconds an idle connection is kept.
@@ -22,6 +25,7 @@ public struct ServerConfiguration: Sendable {
         port: UInt16 = 8080,
         threads: Int = ServerConfiguration.processorCount,
         maxBodyBytes: Int = 10 << 20,
+        maxHeaderBytes: Int = 8 << 10,
         connectionLimit: Int = 4096,
         connectionTimeoutSeconds: Int = 30
     ) {
@@ -29,9 +33,15 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderBytes = maxHeaderBytes
         self.connectionLimit = connectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
     }
+
+    /// The memory libmicrohttpd gives each connection for reading the request line and headers
+    /// and writing the response head: the header limit plus room for those. (libmicrohttpd
+    /// answers 431 itself when headers outgrow it; below that, Mishap checks the exact limit.)
+    var connectionMemoryBytes: Int { maxHeaderBytes + 4096 }
 
     /// The processors online, at least 1.
     public static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }

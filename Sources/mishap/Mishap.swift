@@ -14,6 +14,11 @@ struct Mishap: ParsableCommand {
         subcommands: [Serve.self, Validate.self, Routes.self],
         defaultSubcommand: Serve.self
     )
+
+    static func main() {
+        ScenarioPrefetch.start(arguments: CommandLine.arguments)
+        main(nil)
+    }
 }
 
 /// The scenarios folder argument shared by the subcommands that read one.

@@ -32,6 +32,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body accepted; larger ones get 413.", valueName: "bytes"))
     var maxBody: Int = 10 << 20
 
+    @Option(name: .customLong("max-header-size"), help: ArgumentHelp("Largest header section accepted; larger ones get 431. It also sets each connection's buffer, so memory per connection.", valueName: "bytes"))
+    var maxHeaderSize: Int = 8 << 10
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -48,6 +51,7 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
+        guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
                 throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")
@@ -66,7 +70,7 @@ struct Serve: ParsableCommand {
 
         let scenarios: ScenarioSet
         do {
-            scenarios = try ScenarioLoader.load(directory: scenarioOptions.scenarios)
+            scenarios = try ScenarioPrefetch.load(directory: scenarioOptions.scenarios)
         } catch {
             printError(error.description)
             printError("mishap: \(error.diagnostics.count) problem(s) in \(scenarioOptions.scenarios); not serving")
@@ -82,7 +86,7 @@ struct Serve: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
 
         let server = HTTPServer(
-            configuration: ServerConfiguration(host: host, port: UInt16(port), threads: threads, maxBodyBytes: maxBody),
+            configuration: ServerConfiguration(host: host, port: UInt16(port), threads: threads, maxBodyBytes: maxBody, maxHeaderBytes: maxHeaderSize),
             responder: scenarios.makeEngine(options: EngineOptions(sessionHeader: sessionHeader, ruleHeader: ruleHeader, seed: seed)),
             logger: logger
         )

@@ -174,6 +174,31 @@ struct ServeTests {
         #expect(!server.standardError.contains(" info "), "\(server.standardError)")
     }
 
+    @Test("The scenarios folder is the one named, in every spelling of the option, and --max-header-size applies",
+          arguments: [["--scenarios=FOLDER"], ["--scenarios", "./scenarios", "--scenarios", "FOLDER"], ["serve", "--scenarios", "FOLDER"]])
+    func scenariosOptionSpellings(_ spelling: [String]) async throws {
+        // The folder is read while the command line is parsed (ScenarioPrefetch); whatever the
+        // spelling, the folder served must be the one ArgumentParser settles on.
+        let folder = try TemporaryFolder()
+        try folder.write("only.yaml", """
+            endpoint: GET /only
+            rules:
+              - name: here
+                respond: { status: 299, text: "from the named folder" }
+            """)
+        let arguments = spelling.map { $0.replacingOccurrences(of: "FOLDER", with: folder.path) }
+        let (server, port) = try await Self.startServer(arguments + ["--port", "0", "--max-header-size", "2048"])
+        defer { server.kill() }
+
+        let only = try await Self.curl("http://127.0.0.1:\(port)/only")
+        #expect(only.status == 299)
+        #expect(only.body == "from the named folder")
+        let big = try await Self.curl("http://127.0.0.1:\(port)/only", extra: ["-H", "X-Big: \(String(repeating: "b", count: 3000))"])
+        #expect(big.status == 431)
+        server.signal(SIGTERM)
+        #expect(await server.waitForExit(timeout: .seconds(10)))
+    }
+
     @Test("A scenarios folder with errors: exit 1, located errors, never listens")
     func badScenariosDoNotServe() async throws {
         let folder = try TemporaryFolder()

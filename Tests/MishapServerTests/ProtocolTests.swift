@@ -262,6 +262,54 @@ import MishapServer
         #expect(next.json?["userName"] as? String == "someone")
     }
 
+    // MARK: Header limit
+
+    /// One `X-Pad` header that brings the header section (the `Host` header the raw client
+    /// sends, counted as `Host: 127.0.0.1` and its CRLF, plus this one) to `total` bytes.
+    private func padding(toTotal total: Int) -> (String, String) {
+        let host = "Host: 127.0.0.1\r\n".utf8.count
+        let overhead = "X-Pad: \r\n".utf8.count
+        return ("X-Pad", String(repeating: "p", count: total - host - overhead))
+    }
+
+    @Test func headersExactlyAtTheLimitAreRead() throws {
+        let server = try TestServer(configuration: ServerConfiguration(port: 0, maxHeaderBytes: 2048))
+        let connection = try server.connect()
+        try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone", headers: [padding(toTotal: 2048)])
+        let response = try connection.readResponse()
+        #expect(response.status == 200)
+        #expect(response.json?["userName"] as? String == "someone")
+    }
+
+    @Test func headersOneByteOverTheLimitGet431AndTheConnectionGoesOn() throws {
+        let server = try TestServer(configuration: ServerConfiguration(port: 0, maxHeaderBytes: 2048))
+        let connection = try server.connect()
+        try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone", headers: [padding(toTotal: 2049)])
+        let refused = try connection.readResponse()
+        #expect(refused.status == 431)
+        #expect(refused.header("Content-Type") == jsonContentType)
+        #expect(refused.json?["reason"] as? String == "Request headers larger than 2048 bytes")
+
+        try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone")
+        #expect(try connection.readResponse().status == 200)
+    }
+
+    @Test func headersFarOverTheLimitGetAWellFormed431() throws {
+        // Past the connection's buffer libmicrohttpd refuses the request itself, then closes.
+        let server = try TestServer()
+        let connection = try server.connect()
+        try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone", headers: [padding(toTotal: 64 << 10)])
+        let refused = try connection.readResponse()
+        #expect(refused.status == 431)
+    }
+
+    @Test func aRaisedHeaderLimitAcceptsLargeHeaders() throws {
+        let server = try TestServer(configuration: ServerConfiguration(port: 0, maxHeaderBytes: 64 << 10))
+        let connection = try server.connect()
+        try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone", headers: [padding(toTotal: 60 << 10)])
+        #expect(try connection.readResponse().status == 200)
+    }
+
     // MARK: Placeholders
 
     @Test func userNameWithJSONSpecialCharactersRoundTrips() async throws {
