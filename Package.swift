@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "MishapEngine", targets: ["MishapEngine"]),
         .library(name: "MishapScenarios", targets: ["MishapScenarios"]),
         .library(name: "MishapServer", targets: ["MishapServer"]),
+        .library(name: "MishapService", targets: ["MishapService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -39,11 +40,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The command line: wires scenarios, engine and server together.
+        // Mishap running: scenarios swapped whole on reload, the request journal, the
+        // Retry-After check, the admin API, the folder watcher and the request log.
+        .target(
+            name: "MishapService",
+            dependencies: [
+                "MishapEngine", "MishapScenarios", "MishapServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The command line: serve, start/stop/status, validate, routes.
         .executableTarget(
             name: "mishap",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapServer",
+                "MishapEngine", "MishapScenarios", "MishapServer", "MishapService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

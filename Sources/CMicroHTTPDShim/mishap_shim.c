@@ -1,3 +1,5 @@
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include "mishap_shim.h"
 
 #include <stdarg.h>
@@ -56,6 +58,22 @@ uint16_t mishap_daemon_port(struct MHD_Daemon *daemon) {
 int mishap_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+int mishap_connection_is_loopback(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(v6)) return 1;
+        return IN6_IS_ADDR_V4MAPPED(v6) && v6->s6_addr[12] == 127;
+    }
+    return 0;
 }
 
 enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags) {

@@ -21,13 +21,16 @@ public struct Request: Sendable {
     public var headers: [Field]
     /// The complete request body.
     public var body: [UInt8]
+    /// Whether the client connected from this machine (a loopback address).
+    public var fromLoopback: Bool
 
-    public init(method: String, path: String, query: [Field] = [], headers: [Field] = [], body: [UInt8] = []) {
+    public init(method: String, path: String, query: [Field] = [], headers: [Field] = [], body: [UInt8] = [], fromLoopback: Bool = false) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.fromLoopback = fromLoopback
     }
 
     /// The first query parameter called `name`.

@@ -53,7 +53,7 @@ extension FileCompiler {
         var rules: [Rule] = []
         var names: [String: Node] = [:]
         for ruleNode in ruleNodes {
-            guard let (rule, nameNode) = compileRule(ruleNode, path: path) else { continue }
+            guard let (rule, nameNode) = compileRule(ruleNode, path: path, endpoint: "\(method) \(parts[1])") else { continue }
             if let first = names[rule.name] {
                 error("duplicate rule name '\(rule.name)' (first at \(displayPath):\(first.mark?.line ?? 1):\(first.mark?.column ?? 1))", at: nameNode)
                 continue
@@ -64,7 +64,7 @@ extension FileCompiler {
         return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode)), endpointNode)
     }
 
-    private mutating func compileRule(_ node: Node, path: PathPattern) -> (Rule, Node)? {
+    private mutating func compileRule(_ node: Node, path: PathPattern, endpoint: String) -> (Rule, Node)? {
         guard let keyed = mapping(node, allowedKeys: Self.ruleKeys, what: "a rule") else { return nil }
         guard let nameNode = keyed["name"] else {
             error("rule has no 'name:' (names appear in logs and select rules for tests)", at: node)
@@ -90,7 +90,7 @@ extension FileCompiler {
         case (let respond?, nil):
             action = compileResponse(respond).map(Rule.Action.respond)
         case (nil, let cycle?):
-            action = compileCycle(cycle)
+            action = compileCycle(cycle, stateKey: Self.stateKey(endpoint: endpoint, rule: node))
         case (_?, _?):
             error("a rule has either 'respond:' or 'cycle:', not both", at: keyed.key("cycle")!)
             action = nil
@@ -102,7 +102,41 @@ extension FileCompiler {
         return (Rule(name: name, when: predicates, action: action, chance: chance, source: location(node)), nameNode)
     }
 
-    private mutating func compileCycle(_ node: Node) -> Rule.Action? {
+    /// What identifies a cycle's state across reloads: its endpoint and its rule's whole
+    /// definition, so a rule edited in any way starts its count over.
+    static func stateKey(endpoint: String, rule: Node) -> String {
+        var key = endpoint + "\n"
+        canonical(rule, into: &key)
+        return key
+    }
+
+    /// A node's content without its layout (key order, quoting, flow or block style).
+    private static func canonical(_ node: Node, into text: inout String) {
+        switch node {
+        case .scalar(let scalar):
+            text += "\(scalar.string.utf8.count):" + scalar.string
+        case .mapping(let mapping):
+            var pairs: [(String, String)] = []
+            for (key, value) in mapping {
+                var k = "", v = ""
+                canonical(key, into: &k)
+                canonical(value, into: &v)
+                pairs.append((k, v))
+            }
+            text += "{" + pairs.sorted { $0.0 < $1.0 }.map { "\($0.0):\($0.1)" }.joined(separator: ",") + "}"
+        case .sequence(let sequence):
+            text += "["
+            for (index, item) in sequence.enumerated() {
+                if index > 0 { text += "," }
+                canonical(item, into: &text)
+            }
+            text += "]"
+        case .alias:
+            text += "*"
+        }
+    }
+
+    private mutating func compileCycle(_ node: Node, stateKey: String) -> Rule.Action? {
         guard let items = sequence(node, what: "'cycle'") else { return nil }
         guard !items.isEmpty else {
             error("'cycle' is empty: list the responses in order ('pass' falls through to the next rule)", at: node)
@@ -124,6 +158,9 @@ extension FileCompiler {
                 valid = false
             }
         }
-        return valid ? .cycle(steps, CycleCounter()) : nil
+        guard valid else { return nil }
+        let counter = previousCounters[stateKey] ?? CycleCounter()
+        cycleCounters[stateKey] = counter
+        return .cycle(steps, counter)
     }
 }

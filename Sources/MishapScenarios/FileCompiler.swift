@@ -9,10 +9,16 @@ struct FileCompiler {
     /// Where body files named by this file are looked up, and the folder they must stay inside.
     let bodyFiles: BodyFileResolver
     var diagnostics: [ScenarioDiagnostic] = []
+    /// The cycle counters of the set this one replaces, by state key: an unchanged cycle rule
+    /// keeps counting where it was.
+    let previousCounters: [String: CycleCounter]
+    /// The cycle counters of the rules compiled, by state key.
+    var cycleCounters: [String: CycleCounter] = [:]
 
-    init(displayPath: String, bodyFiles: BodyFileResolver) {
+    init(displayPath: String, bodyFiles: BodyFileResolver, previousCounters: [String: CycleCounter] = [:]) {
         self.displayPath = displayPath
         self.bodyFiles = bodyFiles
+        self.previousCounters = previousCounters
     }
 
     // MARK: Reporting

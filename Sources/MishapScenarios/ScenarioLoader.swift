@@ -10,6 +10,9 @@ public struct ScenarioSet: Sendable {
     public var endpoints: [Endpoint]
     /// The scenario files read, as shown in messages.
     public var files: [String]
+    /// The counters of the cycle rules, by what identifies each rule (its endpoint and whole
+    /// definition); a reload hands them to the new set so unchanged cycles keep their positions.
+    public var cycleCounters: [String: CycleCounter] = [:]
 
     /// An engine answering with these scenarios.
     public func makeEngine(options: EngineOptions = EngineOptions()) -> Engine {
@@ -26,8 +29,9 @@ public enum ScenarioLoader {
     public static let bodyFolderName = "files"
 
     /// Loads every scenario file under `directory` (sub-folders included, `files/` excepted),
-    /// in path order.
-    public static func load(directory: String) throws(ScenarioError) -> ScenarioSet {
+    /// in path order. Cycle rules that are unchanged from `previous` share its counters (their
+    /// positions, per session too, carry over); changed or new ones start at the beginning.
+    public static func load(directory: String, previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
         let shown = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         guard let resolved = realpath(directory, nil) else {
             throw ScenarioError(diagnostics: [ScenarioDiagnostic(file: shown, line: 1, column: 1, message: "scenarios folder not found")])
@@ -62,24 +66,27 @@ public enum ScenarioLoader {
                 message: "no scenario files (*.yaml, *.yml, *.json) in this folder"))
         }
         return try compile(sources.map { ($0.display, BodyFileResolver(directory: $0.directory, root: root), $0.text) },
-                           earlier: diagnostics)
+                           earlier: diagnostics, previous: previous)
     }
 
     /// Compiles scenario text that has no folder (bodies then cannot come from files).
     /// `name` stands for the file in messages.
-    public static func load(yaml text: String, name: String = "inline.yaml") throws(ScenarioError) -> ScenarioSet {
-        try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [])
+    public static func load(yaml text: String, name: String = "inline.yaml", previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
+        try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [], previous: previous)
     }
 
     private static func compile(
         _ sources: [(display: String, bodyFiles: BodyFileResolver, text: String)],
-        earlier: [ScenarioDiagnostic]
+        earlier: [ScenarioDiagnostic],
+        previous: ScenarioSet?
     ) throws(ScenarioError) -> ScenarioSet {
         var diagnostics = earlier
+        var counters: [String: CycleCounter] = [:]
         var endpoints: [Endpoint] = []
         var declared: [String: String] = [:]
         for source in sources {
-            var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles)
+            var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
+                                        previousCounters: previous?.cycleCounters ?? [:])
             let root: Node?
             do {
                 // The basic resolver tags nothing: scalars are typed by YAMLScalar, and the default one
@@ -99,13 +106,14 @@ public enum ScenarioLoader {
                 declared[key] = "\(source.display):\(node.mark?.line ?? 1):\(node.mark?.column ?? 1)"
                 endpoints.append(endpoint)
             }
+            counters.merge(compiler.cycleCounters) { first, _ in first }
             // Problems are found in compile order, not file order; report them as a reader meets them.
             diagnostics += compiler.diagnostics.enumerated().sorted {
                 ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
             }.map(\.element)
         }
         guard diagnostics.isEmpty else { throw ScenarioError(diagnostics: diagnostics) }
-        return ScenarioSet(endpoints: endpoints, files: sources.map(\.display))
+        return ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
     }
 
     /// A YAML syntax error, located.

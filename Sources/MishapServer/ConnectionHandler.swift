@@ -11,6 +11,18 @@ final class RequestState {
     var bodyTooLarge = false
     /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
     var waitingPlan: ResponsePlan?
+    /// What the observer is told at the end (kept only when the server has an observer).
+    var record: Record?
+
+    struct Record {
+        let started: ContinuousClock.Instant
+        var method = ""
+        var path = ""
+        var status: Int?
+        var rule: String?
+        var endpoint: String?
+        var fault: Fault?
+    }
 }
 
 /// Marks a request seen once that has no state object (yet): a request without a body or a
@@ -35,7 +47,12 @@ func handleAccess(
 
     // Answering on the first call makes libmicrohttpd drop keep-alive (trap 1): only mark it.
     guard let stored = requestContext.pointee else {
-        requestContext.pointee = firstCallMarker
+        server.requestStarted()
+        if server.observer != nil {
+            requestState(requestContext).record = RequestState.Record(started: .now)
+        } else {
+            requestContext.pointee = firstCallMarker
+        }
         return .YES
     }
 
@@ -65,7 +82,9 @@ func handleAccess(
             return plan.hang ? .NO : server.carryOut(plan, on: connection)
         }
         if state.bodyTooLarge {
-            return server.queue(ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes), on: connection)
+            let plan = ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes)
+            state.record?.note(method: method, url: url, plan: plan)
+            return server.queue(plan, on: connection)
         }
         body = state.body
     }
@@ -73,16 +92,27 @@ func handleAccess(
     let headers = connectionValues(connection, .HEADER_KIND)
     let limit = server.configuration.maxHeaderBytes
     if headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }) > limit {
-        return server.queue(ResponsePlan.headersTooLarge(limit: limit), on: connection)
+        let plan = ResponsePlan.headersTooLarge(limit: limit)
+        if stored != firstCallMarker { requestState(requestContext).record?.note(method: method, url: url, plan: plan) }
+        return server.queue(plan, on: connection)
     }
     let request = Request(
         method: String(cString: method),
         path: String(cString: url),
         query: connectionValues(connection, .GET_ARGUMENT_KIND),
         headers: headers,
-        body: body
+        body: body,
+        fromLoopback: mishap_connection_is_loopback(connection) != 0
     )
     let plan = server.responder.respond(to: request)
+    if stored != firstCallMarker {
+        let state = requestState(requestContext)
+        if state.record != nil {
+            state.record!.method = request.method
+            state.record!.path = request.path
+            state.record!.note(plan: plan)
+        }
+    }
     if plan.hang || plan.delayMilliseconds > 0 {
         requestState(requestContext).waitingPlan = plan
         let held = plan.hang
@@ -113,10 +143,36 @@ func handleCompleted(
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ reason: MHD_RequestTerminationCode
 ) {
-    guard let requestContext, let stored = requestContext.pointee else { return }
+    guard let cls, let requestContext, let stored = requestContext.pointee else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     requestContext.pointee = nil
     if stored != firstCallMarker {
-        Unmanaged<RequestState>.fromOpaque(stored).release()
+        let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
+        if let record = state.record, let observer = server.observer {
+            observer.completed(CompletedRequest(
+                method: record.method, path: record.path,
+                status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? record.status : nil,
+                rule: record.rule, endpoint: record.endpoint, fault: record.fault,
+                duration: .now - record.started,
+                completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK))
+        }
+    }
+    server.requestEnded()
+}
+
+extension RequestState.Record {
+    /// Notes a plan decided before the request value was built (413, 431).
+    mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
+        self.method = String(cString: method)
+        self.path = String(cString: url)
+        note(plan: plan)
+    }
+
+    mutating func note(plan: ResponsePlan) {
+        status = plan.fault == nil && !plan.hang ? plan.status : nil
+        rule = plan.rule
+        endpoint = plan.endpoint
+        fault = plan.fault
     }
 }
 

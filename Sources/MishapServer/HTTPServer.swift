@@ -15,7 +15,11 @@ import Glibc
 public final class HTTPServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let responder: any Responder
+    /// Told about each request as it ends.
+    let observer: (any RequestObserver)?
     let logger: Logger
+    /// Requests begun and not yet ended (idle keep-alive connections are not counted).
+    private let inFlight = Atomic<Int>(0)
     /// Connections waiting on a delay, a hang or a dribble.
     let suspensions = Suspensions()
 
@@ -32,11 +36,19 @@ public final class HTTPServer: @unchecked Sendable {
     /// The last message libmicrohttpd logged, used to explain a failed start.
     let lastLogMessage = Mutex<String?>(nil)
 
-    public init(configuration: ServerConfiguration, responder: any Responder, logger: Logger = Logger(label: "mishap.server")) {
+    public init(configuration: ServerConfiguration, responder: any Responder, observer: (any RequestObserver)? = nil,
+                logger: Logger = Logger(label: "mishap.server")) {
         self.configuration = configuration
         self.responder = responder
+        self.observer = observer
         self.logger = logger
     }
+
+    /// Requests being answered right now (delayed and dribbled ones included).
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    func requestStarted() { inFlight.add(1, ordering: .relaxed) }
+    func requestEnded() { inFlight.subtract(1, ordering: .relaxed) }
 
     /// The port the server listens on while running (the real one when started with port 0).
     public var port: UInt16? { lifecycle.withLock { $0?.port } }
@@ -59,7 +71,7 @@ public final class HTTPServer: @unchecked Sendable {
 
         // MHD_USE_TURBO closes without a prior shutdown, which lets the `reset` fault send a RST.
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_USE_ITC.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
 
         let daemon = withUnsafePointer(to: &address.storage) { storage in
@@ -93,19 +105,30 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Stops listening and closes every connection, resuming suspended ones first (a daemon
-    /// stopped with a connection suspended aborts the process). Safe to call more than once.
-    public func stop() {
+    /// Stops: no new connections are accepted; requests in flight (delayed and dribbled ones
+    /// too) may finish for up to `grace`; then every connection is closed. Hanging requests are
+    /// let go at once (they never get an answer). Suspended connections are always resumed
+    /// before the daemon stops (stopping with one suspended aborts the process). Safe to call
+    /// more than once; returns the number of requests cut short by the end of the grace period.
+    @discardableResult
+    public func stop(grace: Duration = .zero) -> Int {
         guard let running = lifecycle.withLock({ state -> Running? in
             defer { state = nil }
             return state
-        }) else { return }
+        }) else { return 0 }
         let listening = MHD_quiesce_daemon(running.daemon)
+        if listening >= 0 { close(listening) }
+        suspensions.releaseHangs()
+        let deadline = ContinuousClock.now + grace
+        while inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+        let cut = max(0, inFlight.load(ordering: .relaxed))
         suspensions.stop()
         MHD_stop_daemon(running.daemon)
-        if listening >= 0 { close(listening) }
         running.logContext.deallocate()
         running.context.release()
+        return cut
     }
 
     deinit {

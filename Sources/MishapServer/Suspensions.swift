@@ -17,6 +17,10 @@ final class Suspensions: Sendable {
         var stopping = false
         var nextKey: UInt64 = 0
         var held: [UInt64: UInt] = [:]
+        /// The keys of hanging requests (the rest wait on a timer).
+        var hanging: Set<UInt64> = []
+        /// Set once stopping begins: new hangs are refused (delays are still held).
+        var refusingHangs = false
     }
 
     private let state = Mutex(State())
@@ -35,9 +39,17 @@ final class Suspensions: Sendable {
 
     /// Suspends `connection` until its client closes the socket or the server stops.
     func holdUntilClientLeaves(_ connection: OpaquePointer, socket: Int32) -> Bool {
-        guard let key = suspend(connection) else { return false }
+        guard let key = suspend(connection, hanging: true) else { return false }
         watch(key, socket: socket)
         return true
+    }
+
+    /// Resumes the hanging requests (so their connections close) and lets timers run on.
+    func releaseHangs() {
+        state.withLock { state in
+            state.refusingHangs = true
+            for key in Array(state.hanging) { resumeLocked(key, &state) }
+        }
     }
 
     private func watch(_ key: UInt64, socket: Int32) {
@@ -63,12 +75,13 @@ final class Suspensions: Sendable {
         }
     }
 
-    private func suspend(_ connection: OpaquePointer) -> UInt64? {
+    private func suspend(_ connection: OpaquePointer, hanging: Bool = false) -> UInt64? {
         state.withLock { state in
-            guard !state.stopping else { return nil }
+            guard !state.stopping, !(hanging && state.refusingHangs) else { return nil }
             MHD_suspend_connection(connection)
             state.nextKey += 1
             state.held[state.nextKey] = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            if hanging { state.hanging.insert(state.nextKey) }
             return state.nextKey
         }
     }
@@ -78,6 +91,7 @@ final class Suspensions: Sendable {
     }
 
     private func resumeLocked(_ key: UInt64, _ state: inout State) {
+        state.hanging.remove(key)
         guard let bits = state.held.removeValue(forKey: key),
               let connection = OpaquePointer(bitPattern: bits) else { return }
         MHD_resume_connection(connection)

@@ -11,7 +11,7 @@ struct Mishap: ParsableCommand {
             payloads on demand. Without a subcommand it serves.
             """,
         version: "0.1.0",
-        subcommands: [Serve.self, Validate.self, Routes.self],
+        subcommands: [Serve.self, Start.self, Stop.self, Status.self, Validate.self, Routes.self],
         defaultSubcommand: Serve.self
     )
 

@@ -3,21 +3,14 @@ import Logging
 import MishapEngine
 import MishapScenarios
 import MishapServer
+import MishapService
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Serve the scenarios until interrupted (SIGINT or SIGTERM).",
-        discussion: """
-            The first line on standard output says where the server listens, for example \
-            'mishap listening on http://127.0.0.1:8080'. A scenario folder with errors is \
-            reported as file:line:column messages on standard error, and the server does not start.
-            """
-    )
-
+/// The options of `serve`, which `start` takes too (and hands to the server it starts).
+struct ServeOptions: ParsableArguments {
     @OptionGroup var scenarioOptions: ScenariosOption
 
     @Option(help: "The address to bind. Loopback by default; 0.0.0.0 opens Mishap to the network.")
@@ -25,6 +18,9 @@ struct Serve: ParsableCommand {
 
     @Option(help: "The TCP port; 0 picks a free one.")
     var port: Int = 8080
+
+    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
+    var portFile: String?
 
     @Option(help: "Worker threads, each with its own epoll loop (the default is one per processor).")
     var threads: Int = ServerConfiguration.processorCount
@@ -35,8 +31,11 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("max-header-size"), help: ArgumentHelp("Largest header section accepted; larger ones get 431. It also sets each connection's buffer, so memory per connection.", valueName: "bytes"))
     var maxHeaderSize: Int = 8 << 10
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. Request lines are logged at info.")
     var logLevel: Logger.Level = .info
+
+    @Option(name: .customLong("log-format"), help: "text, or json (one object per line).")
+    var logFormat: LineLogHandler.Format = .text
 
     @Option(help: "Seeds 'chance', delay ranges and garbage bytes, so a run of requests can be repeated.")
     var seed: UInt64?
@@ -47,63 +46,148 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("rule-header"), help: ArgumentHelp("Requests carrying this header are answered by the named rule of their endpoint, whatever its 'when'.", valueName: "name"))
     var ruleHeader: String = EngineOptions().ruleHeader
 
+    @Option(name: .customLong("journal-size"), help: ArgumentHelp("Requests the journal keeps for /__mishap/requests (the oldest make room); 0 keeps none.", valueName: "count"))
+    var journalSize: Int = 1000
+
+    @Flag(name: .customLong("no-admin"), help: "Turn off the admin API under /__mishap/.")
+    var noAdmin = false
+
+    @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
+    var watch: WatchMode = .auto
+
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish.", valueName: "seconds"))
+    var grace: Double = 10
+
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving.", valueName: "path"))
+    var pidFile: String?
+
+    /// Where `start` learns that the server is up: the URL is written to this descriptor, then it is closed.
+    @Option(name: .customLong("ready-fd"), help: .hidden)
+    var readyDescriptor: Int32?
+
+    enum WatchMode: String, ExpressibleByArgument, CaseIterable {
+        case auto, poll, off
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
+        guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
+        guard grace >= 0, grace.isFinite else { throw ValidationError("--grace must be 0 or more seconds") }
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
                 throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")
             }
         }
     }
+}
+
+extension LineLogHandler.Format: ExpressibleByArgument {}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the scenarios in the foreground until SIGINT or SIGTERM (SIGHUP reloads them).",
+        discussion: """
+            The first line on standard output says where the server listens, for example \
+            'mishap listening on http://127.0.0.1:8080'. Logs, one line per request among them, go \
+            to standard error. A scenarios folder with errors is reported as file:line:column \
+            messages and the server does not start; once serving, edits to the folder are picked \
+            up, and a broken edit is reported while the last good scenarios keep serving.
+            """
+    )
+
+    @OptionGroup var options: ServeOptions
 
     func run() throws {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let options = self.options
+        let level = options.logLevel, format = options.logFormat
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
         let logger = Logger(label: "mishap")
+        let directory = options.scenarioOptions.scenarios
 
         let scenarios: ScenarioSet
         do {
-            scenarios = try ScenarioPrefetch.load(directory: scenarioOptions.scenarios)
+            scenarios = try ScenarioPrefetch.load(directory: directory)
         } catch {
             printError(error.description)
-            printError("mishap: \(error.diagnostics.count) problem(s) in \(scenarioOptions.scenarios); not serving")
+            printError("mishap: \(error.diagnostics.count) problem(s) in \(directory); not serving")
             throw ExitCode.failure
         }
 
-        // Signals are taken synchronously by this thread; libmicrohttpd's threads inherit the mask.
+        // Signals are taken synchronously by this thread; every other thread inherits the mask.
         var signals = sigset_t()
         sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
 
+        let service = MishapService(
+            source: .directory(directory), scenarios: scenarios,
+            options: ServiceOptions(
+                engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader, seed: options.seed),
+                journalSize: options.journalSize, admin: !options.noAdmin),
+            logger: logger)
         let server = HTTPServer(
-            configuration: ServerConfiguration(host: host, port: UInt16(port), threads: threads, maxBodyBytes: maxBody, maxHeaderBytes: maxHeaderSize),
-            responder: scenarios.makeEngine(options: EngineOptions(sessionHeader: sessionHeader, ruleHeader: ruleHeader, seed: seed)),
-            logger: logger
-        )
+            configuration: ServerConfiguration(host: options.host, port: UInt16(options.port), threads: options.threads,
+                                               maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize),
+            responder: service, observer: service, logger: logger)
         do {
             try server.start()
         } catch {
             printError("mishap: \(error)")
             throw ExitCode.failure
         }
-        print("mishap listening on \(server.url ?? "?")")
+        let url = server.url ?? "?"
+
+        var watcher: ScenarioWatcher?
+        if options.watch != .off {
+            let candidate = ScenarioWatcher(directory: directory, logger: logger) { [service] in
+                _ = try? service.reload()
+            }
+            do {
+                try candidate.start(forcePolling: options.watch == .poll)
+                watcher = candidate
+            } catch {
+                logger.warning("\(error); edits are picked up on SIGHUP only")
+            }
+        }
+
+        if let pidFile = options.pidFile {
+            if !writeFile(pidFile, "\(getpid())\n\(url)\n") { logger.warning("cannot write the pid file \(pidFile)") }
+        }
+        if let portFile = options.portFile, !writeFile(portFile, "\(server.port ?? 0)\n") {
+            printError("mishap: cannot write the port file \(portFile)")
+            server.stop()
+            throw ExitCode.failure
+        }
+        print("mishap listening on \(url)")
         fflush(nil)
-        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(scenarioOptions.scenarios)")
+        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory)\(watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
+        if let descriptor = options.readyDescriptor {
+            _ = writeAll(descriptor, url + "\n")
+            close(descriptor)
+        }
 
         var received: Int32 = 0
-        sigwait(&signals, &received)
-        logger.info("received \(received == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
-        server.stop()
+        while true {
+            sigwait(&signals, &received)
+            if received == SIGHUP {
+                logger.info("received SIGHUP, reloading")
+                _ = try? service.reload()
+                continue
+            }
+            break
+        }
+        let name = received == SIGINT ? "SIGINT" : "SIGTERM"
+        let inFlight = server.requestsInFlight
+        logger.info("received \(name), stopping\(inFlight > 0 ? "; letting \(inFlight) request(s) in flight finish (up to \(options.grace) s)" : "")")
+        watcher?.stop()
+        let cut = server.stop(grace: .milliseconds(Int(options.grace * 1000)))
+        if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
+        if let pidFile = options.pidFile { removePidFile(pidFile, ifItIs: getpid()) }
+        logger.info("stopped")
     }
 }
 
@@ -111,6 +195,32 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Writes a line to standard error.
 func printError(_ message: String) {
-    let line = Array((message + "\n").utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    _ = writeAll(2, message + "\n")
+}
+
+/// Writes all of `text` to a descriptor; false on an error.
+func writeAll(_ descriptor: Int32, _ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { return false }
+        offset += written
+    }
+    return true
+}
+
+/// Replaces a file's contents (through a temporary file and a rename, so readers never see half).
+func writeFile(_ path: String, _ text: String) -> Bool {
+    let temporary = path + ".tmp\(getpid())"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { return false }
+    let written = writeAll(descriptor, text)
+    close(descriptor)
+    guard written, rename(temporary, path) == 0 else {
+        unlink(temporary)
+        return false
+    }
+    return true
 }

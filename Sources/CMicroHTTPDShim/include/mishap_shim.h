@@ -42,6 +42,9 @@ uint16_t mishap_daemon_port(struct MHD_Daemon *daemon);
 /// The socket of a connection, or -1 (`MHD_get_connection_info` is variadic).
 int mishap_connection_fd(struct MHD_Connection *connection);
 
+/// 1 when the connection's client is on this machine (127.0.0.0/8, ::1, or ::ffff:127.x), else 0.
+int mishap_connection_is_loopback(struct MHD_Connection *connection);
+
 /// Sets response flags (`MHD_set_response_options` is variadic).
 enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags);
 

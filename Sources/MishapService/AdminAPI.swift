@@ -1,0 +1,182 @@
+import MishapEngine
+import MishapScenarios
+
+/// The admin API under `/__mishap/`: health, the scenarios loaded, reset, reload, the request
+/// journal and the Retry-After check. It answers loopback clients only, in JSON, errors too.
+struct AdminAPI: Sendable {
+    static let prefix = "/__mishap/"
+    let service: MishapService
+
+    private struct Route: Sendable {
+        let method: String
+        let handler: @Sendable (AdminAPI, Request) -> ResponsePlan
+    }
+
+    private static let routes: [String: Route] = [
+        "health": Route(method: "GET") { api, _ in api.health() },
+        "scenarios": Route(method: "GET") { api, _ in api.scenarios() },
+        "reset": Route(method: "POST") { api, request in api.reset(request) },
+        "reload": Route(method: "POST") { api, _ in api.reload() },
+        "requests": Route(method: "GET") { api, request in api.requests(request) },
+        "retries": Route(method: "GET") { api, request in api.retries(request) },
+    ]
+
+    func respond(to request: Request) -> ResponsePlan {
+        guard request.fromLoopback else {
+            return Self.error(403, "the admin API answers clients on this machine only")
+        }
+        var name = String(request.path.dropFirst(Self.prefix.count))
+        if name.hasSuffix("/") { name.removeLast() }
+        guard let route = Self.routes[name] else {
+            return Self.error(404, "no admin endpoint '\(request.path)'; there are "
+                + Self.routes.keys.sorted().map { Self.prefix + $0 }.joined(separator: ", "))
+        }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard method == route.method else {
+            var plan = Self.error(405, "\(request.path) takes \(route.method)")
+            plan.headers.append(Field("Allow", route.method == "GET" ? "GET, HEAD" : route.method))
+            return plan
+        }
+        return route.handler(self, request)
+    }
+
+    // MARK: Endpoints
+
+    private func health() -> ResponsePlan {
+        let scenarios = service.scenarios
+        return Self.json(200, .object([
+            ("status", .string("ok")),
+            ("endpoints", .int(scenarios.endpoints.count)),
+            ("rules", .int(scenarios.endpoints.reduce(0) { $0 + $1.rules.count })),
+            ("reloads", .int(service.reloads)),
+            ("lastReloadFailed", .bool(service.lastReloadFailure != nil)),
+        ]))
+    }
+
+    private func scenarios() -> ResponsePlan {
+        let scenarios = service.scenarios
+        var members: [(String, JSON)] = [
+            ("files", .array(scenarios.files.map(JSON.string))),
+            ("endpoints", .array(scenarios.endpoints.map { endpoint in
+                .object([
+                    ("method", .string(endpoint.method)),
+                    ("path", .string(endpoint.path.description)),
+                    ("source", .optional(endpoint.source)),
+                    ("rules", .array(endpoint.rules.map { rule in
+                        .object([("name", .string(rule.name)), ("source", .optional(rule.source))])
+                    })),
+                ])
+            })),
+        ]
+        if let failure = service.lastReloadFailure {
+            members.append(("lastReloadErrors", .array(failure.diagnostics.map { JSON.string($0.description) })))
+        }
+        return Self.json(200, .object(members))
+    }
+
+    private func reset(_ request: Request) -> ResponsePlan {
+        let session = request.queryValue("session")
+        if session?.isEmpty == true { return Self.error(400, "'session' must not be empty") }
+        service.reset(session: session)
+        return Self.json(200, .object([("reset", .string(session.map { "session \($0)" } ?? "all"))]))
+    }
+
+    private func reload() -> ResponsePlan {
+        do throws(ScenarioError) {
+            let summary = try service.reload()
+            return Self.json(200, .object([
+                ("reloaded", .bool(true)),
+                ("files", .int(summary.files)), ("endpoints", .int(summary.endpoints)),
+                ("rules", .int(summary.rules)), ("cyclesKept", .int(summary.cyclesKept)),
+            ]))
+        } catch {
+            return Self.json(422, .object([
+                ("error", .bool(true)),
+                ("reason", .string("the scenarios have problems; the previous ones keep serving")),
+                ("problems", .array(error.diagnostics.map { JSON.string($0.description) })),
+            ]))
+        }
+    }
+
+    private func requests(_ request: Request) -> ResponsePlan {
+        var limit: Int?
+        if let text = request.queryValue("limit") {
+            guard let value = Int(text), value >= 0 else { return Self.error(400, "'limit' must be a whole number, 0 or more") }
+            limit = value
+        }
+        let filter = JournalFilter(method: request.queryValue("method")?.uppercased(), path: request.queryValue("path"),
+                                   session: request.queryValue("session"), rule: request.queryValue("rule"),
+                                   endpoint: request.queryValue("endpoint"), limit: limit)
+        let (entries, dropped) = service.journal.entries(matching: filter)
+        return Self.json(200, .object([
+            ("requests", .array(entries.map(Self.json(for:)))),
+            ("capacity", .int(service.journal.capacity)),
+            ("dropped", .int(dropped)),
+        ]))
+    }
+
+    private func retries(_ request: Request) -> ResponsePlan {
+        let observations = service.retries.observations(session: request.queryValue("session"),
+                                                        endpoint: request.queryValue("endpoint"))
+        return Self.json(200, .object([
+            ("retries", .array(observations.map(Self.json(for:)))),
+            ("violations", .int(observations.filter { $0.honoured == false }.count)),
+        ]))
+    }
+
+    // MARK: JSON
+
+    static func json(for entry: JournalEntry) -> JSON {
+        var members: [(String, JSON)] = [
+            ("id", .int(Int(entry.id))),
+            ("time", .string(WallClock.iso8601(milliseconds: entry.time))),
+            ("method", .string(entry.method)),
+            ("path", .string(entry.path)),
+            ("query", .array(entry.query.map { .array([.string($0.name), .string($0.value)]) })),
+            ("headers", .array(entry.headers.map { .array([.string($0.name), .string($0.value)]) })),
+        ]
+        if let text = entry.bodyText {
+            members.append(("body", .string(text)))
+        } else {
+            members.append(("bodyBase64", .string(Base64.encode(entry.body))))
+        }
+        members += [
+            ("bodySize", .int(entry.bodySize)),
+            ("bodyTruncated", .bool(entry.body.count < entry.bodySize)),
+            ("session", .optional(entry.session)),
+            ("endpoint", .optional(entry.endpoint)),
+            ("rule", .optional(entry.rule)),
+            ("status", .optional(entry.status)),
+            ("fault", .optional(entry.fault?.rawValue)),
+            ("delayMs", .int(entry.delayMilliseconds)),
+            ("hang", .bool(entry.hang)),
+        ]
+        return .object(members)
+    }
+
+    static func json(for observation: RetryObservation) -> JSON {
+        .object([
+            ("session", .optional(observation.session)),
+            ("endpoint", .string(observation.endpoint)),
+            ("rule", .optional(observation.rule)),
+            ("status", .int(observation.status)),
+            ("retryAfter", .string(observation.retryAfter)),
+            ("answeredAt", .string(WallClock.iso8601(milliseconds: observation.answeredAt))),
+            ("allowedAt", .string(WallClock.iso8601(milliseconds: observation.allowedAt))),
+            ("nextRequestAt", .optional(observation.nextRequestAt.map(WallClock.iso8601(milliseconds:)))),
+            ("requiredMs", .int(Int(observation.requiredMilliseconds))),
+            ("waitedMs", .optional(observation.waitedMilliseconds.map { Int($0) })),
+            ("honoured", observation.honoured.map(JSON.bool) ?? .null),
+        ])
+    }
+
+    static func json(_ status: Int, _ value: JSON) -> ResponsePlan {
+        ResponsePlan(status: status, headers: [Field("Content-Type", "application/json; charset=utf-8"),
+                                                Field("Cache-Control", "no-store")],
+                     body: Array(value.text.utf8))
+    }
+
+    static func error(_ status: Int, _ reason: String) -> ResponsePlan {
+        json(status, .object([("error", .bool(true)), ("reason", .string(reason))]))
+    }
+}

@@ -1,0 +1,198 @@
+import Logging
+import MishapEngine
+import MishapScenarios
+import MishapServer
+import Synchronization
+
+/// Where a service's scenarios come from.
+public enum ScenarioSource: Sendable, Equatable {
+    /// A folder of scenario files, read again on every reload.
+    case directory(String)
+    /// Scenario text held in memory (`name` stands for the file in messages).
+    case yaml(String, name: String)
+}
+
+/// How a service answers besides its scenarios.
+public struct ServiceOptions: Sendable {
+    public var engine: EngineOptions
+    /// Requests kept by the journal (the oldest make room); 0 keeps none.
+    public var journalSize: Int
+    /// Bytes of each request body the journal keeps.
+    public var journalBodyLimit: Int
+    /// Whether `/__mishap/` answers (loopback clients only).
+    public var admin: Bool
+    /// Logs one line per request at `info`.
+    public var logRequests: Bool
+
+    public init(engine: EngineOptions = EngineOptions(), journalSize: Int = 1000, journalBodyLimit: Int = 64 << 10,
+                admin: Bool = true, logRequests: Bool = true) {
+        self.engine = engine
+        self.journalSize = journalSize
+        self.journalBodyLimit = journalBodyLimit
+        self.admin = admin
+        self.logRequests = logRequests
+    }
+}
+
+/// What a reload did.
+public struct ReloadSummary: Sendable {
+    public var files: Int
+    public var endpoints: Int
+    public var rules: Int
+    /// Cycle rules that kept their positions because their definition did not change.
+    public var cyclesKept: Int
+}
+
+/// Mishap as a running service: the scenarios in force (swapped whole on reload), the request
+/// journal, the Retry-After check and the admin API under `/__mishap/`. The server asks it
+/// what to answer and tells it when each request is done.
+public final class MishapService: Responder, RequestObserver, @unchecked Sendable {
+    public let source: ScenarioSource
+    public let options: ServiceOptions
+    public let journal: RequestJournal
+    public let retries: RetryTracker
+    let logger: Logger
+
+    struct Loaded {
+        let scenarios: ScenarioSet
+        let engine: Engine
+        /// Milliseconds since 1970.
+        let loadedAt: Int64
+    }
+    private let loaded: Mutex<Loaded>
+    /// Serializes reloads (a file event and SIGHUP at once).
+    private let reloading = Mutex(())
+    private let reloadCount = Atomic<Int>(0)
+    /// The problems of the last reload when it failed (the previous scenarios kept serving).
+    private let lastFailure = Mutex<ScenarioError?>(nil)
+
+    /// Loads the scenarios; throws their problems, located.
+    public convenience init(source: ScenarioSource, options: ServiceOptions = ServiceOptions(),
+                            logger: Logger = Logger(label: "mishap")) throws(ScenarioError) {
+        try self.init(source: source, scenarios: Self.load(source, previous: nil), options: options, logger: logger)
+    }
+
+    /// Serves scenarios already loaded from `source` (reloads read `source` again).
+    public init(source: ScenarioSource, scenarios: ScenarioSet, options: ServiceOptions = ServiceOptions(),
+                logger: Logger = Logger(label: "mishap")) {
+        self.source = source
+        self.options = options
+        self.logger = logger
+        journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
+        retries = RetryTracker(capacity: max(options.journalSize, 100))
+        loaded = Mutex(Loaded(scenarios: scenarios, engine: scenarios.makeEngine(options: options.engine),
+                              loadedAt: WallClock.nowMilliseconds()))
+    }
+
+    static func load(_ source: ScenarioSource, previous: ScenarioSet?) throws(ScenarioError) -> ScenarioSet {
+        switch source {
+        case .directory(let directory): try ScenarioLoader.load(directory: directory, previous: previous)
+        case .yaml(let text, let name): try ScenarioLoader.load(yaml: text, name: name, previous: previous)
+        }
+    }
+
+    /// The scenarios answering now.
+    public var scenarios: ScenarioSet { loaded.withLock { $0.scenarios } }
+    var engine: Engine { loaded.withLock { $0.engine } }
+    /// How many reloads succeeded.
+    public var reloads: Int { reloadCount.load(ordering: .relaxed) }
+    /// The problems of the last reload attempt, when it failed; nil after a good one.
+    public var lastReloadFailure: ScenarioError? { lastFailure.withLock { $0 } }
+
+    // MARK: Reload and reset
+
+    /// Reads the scenarios again and, when they are valid, answers with them from the next
+    /// request on. When they are not, the ones in force keep answering and the problems are
+    /// logged and thrown. Unchanged cycle rules keep their positions; changed ones start over.
+    @discardableResult
+    public func reload() throws(ScenarioError) -> ReloadSummary {
+        try reload(from: source)
+    }
+
+    /// Replaces inline scenario text (or reloads a folder), as `reload()`.
+    @discardableResult
+    public func reload(yaml text: String, name: String = "inline.yaml") throws(ScenarioError) -> ReloadSummary {
+        try reload(from: .yaml(text, name: name))
+    }
+
+    private func reload(from source: ScenarioSource) throws(ScenarioError) -> ReloadSummary {
+        let outcome: Result<ReloadSummary, ScenarioError> = reloading.withLock { _ in
+            let previous = scenarios
+            let next: ScenarioSet
+            do throws(ScenarioError) {
+                next = try Self.load(source, previous: previous)
+            } catch {
+                lastFailure.withLock { $0 = error }
+                logger.error("reload failed; still serving the previous scenarios:\n\(error.description)")
+                return .failure(error)
+            }
+            let engine = next.makeEngine(options: options.engine)
+            loaded.withLock { $0 = Loaded(scenarios: next, engine: engine, loadedAt: WallClock.nowMilliseconds()) }
+            lastFailure.withLock { $0 = nil }
+            reloadCount.add(1, ordering: .relaxed)
+            let kept = next.cycleCounters.filter { key, counter in previous.cycleCounters[key] === counter }.count
+            let summary = ReloadSummary(files: next.files.count, endpoints: next.endpoints.count,
+                                        rules: next.endpoints.reduce(0) { $0 + $1.rules.count }, cyclesKept: kept)
+            logger.info("reloaded \(summary.endpoints) endpoint(s), \(summary.rules) rule(s) from \(summary.files) file(s); \(kept) cycle(s) kept their positions")
+            return .success(summary)
+        }
+        return try outcome.get()
+    }
+
+    /// Starts cycles over and clears the journal and the Retry-After observations: everything,
+    /// or only what belongs to one session.
+    public func reset(session: String? = nil) {
+        let engine = self.engine
+        if let session {
+            engine.reset(session: session)
+        } else {
+            engine.reset()
+        }
+        journal.clear(session: session)
+        retries.clear(session: session)
+    }
+
+    // MARK: Answering
+
+    public func respond(to request: Request) -> ResponsePlan {
+        if options.admin && request.path.utf8.starts(with: AdminAPI.prefix.utf8) {
+            return AdminAPI(service: self).respond(to: request)
+        }
+        let plan = engine.respond(to: request)
+        let wantsJournal = journal.capacity > 0
+        guard wantsJournal || plan.endpoint != nil else { return plan }
+        let now = WallClock.nowMilliseconds()
+        let session = request.headerValue(options.engine.sessionHeader)
+        if wantsJournal {
+            journal.record(JournalEntry(
+                id: 0, time: now, method: request.method, path: request.path, query: request.query,
+                headers: request.headers, body: request.body, bodySize: request.body.count, session: session,
+                endpoint: plan.endpoint, rule: plan.rule, status: plan.fault == nil && !plan.hang ? plan.status : nil,
+                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang))
+        }
+        if let endpoint = plan.endpoint {
+            retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)
+        }
+        return plan
+    }
+
+    public func completed(_ request: CompletedRequest) {
+        guard options.logRequests, logger.logLevel <= .info else { return }
+        let milliseconds = Double(request.duration.components.attoseconds / 1_000_000_000_000) / 1000
+            + Double(request.duration.components.seconds) * 1000
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method),
+            "path": .string(request.path),
+            "durationMs": .stringConvertible(Double(Int(milliseconds * 100)) / 100),
+        ]
+        if let status = request.status {
+            metadata["status"] = .stringConvertible(status)
+        } else if let fault = request.fault {
+            metadata["fault"] = .string(fault.rawValue)
+        }
+        if !request.completedNormally { metadata["closedEarly"] = "true" }
+        if let rule = request.rule { metadata["rule"] = .string(rule) }
+        if let endpoint = request.endpoint { metadata["endpoint"] = .string(endpoint) }
+        logger.info("\(request.method) \(request.path)", metadata: metadata)
+    }
+}

@@ -1,0 +1,135 @@
+import MishapEngine
+import Synchronization
+
+/// One request as the journal keeps it.
+public struct JournalEntry: Sendable {
+    /// Numbers entries in arrival order, from 1; never reused, not even after a reset.
+    public var id: UInt64
+    /// When the request arrived, in milliseconds since 1970.
+    public var time: Int64
+    public var method: String
+    public var path: String
+    public var query: [Field]
+    public var headers: [Field]
+    /// The body, cut to the journal's body limit (`bodySize` tells the whole size).
+    public var body: [UInt8]
+    public var bodySize: Int
+    /// The value of the session header, if sent.
+    public var session: String?
+    /// The endpoint that answered (`GET /login`), nil when none matched (404).
+    public var endpoint: String?
+    /// The rule that answered.
+    public var rule: String?
+    /// The status sent; nil for a fault or a hang, which send none.
+    public var status: Int?
+    public var fault: Fault?
+    public var delayMilliseconds: Int
+    public var hang: Bool
+
+    /// The body as text when it is UTF-8, for showing.
+    public var bodyText: String? { String(validating: body, as: UTF8.self) }
+}
+
+/// What to keep from the journal: every filter given must match.
+public struct JournalFilter: Sendable {
+    public var method: String?
+    /// The request path, exactly.
+    public var path: String?
+    public var session: String?
+    public var rule: String?
+    public var endpoint: String?
+    /// Only the most recent this many.
+    public var limit: Int?
+
+    public init(method: String? = nil, path: String? = nil, session: String? = nil, rule: String? = nil,
+                endpoint: String? = nil, limit: Int? = nil) {
+        self.method = method
+        self.path = path
+        self.session = session
+        self.rule = rule
+        self.endpoint = endpoint
+        self.limit = limit
+    }
+
+    func matches(_ entry: JournalEntry) -> Bool {
+        (method == nil || entry.method == method) && (path == nil || entry.path == path)
+            && (session == nil || entry.session == session) && (rule == nil || entry.rule == rule)
+            && (endpoint == nil || entry.endpoint == endpoint)
+    }
+}
+
+/// The last requests served, in a ring of fixed size: memory stays bounded however long the
+/// server runs (the oldest entries make room, and `dropped` counts them).
+public final class RequestJournal: Sendable {
+    public let capacity: Int
+    /// Bodies are kept up to this many bytes.
+    public let bodyLimit: Int
+
+    private struct Ring {
+        var entries: [JournalEntry?]
+        var next = 0
+        var count = 0
+        var nextID: UInt64 = 1
+        var dropped = 0
+    }
+    private let ring: Mutex<Ring>
+
+    public init(capacity: Int, bodyLimit: Int = 64 << 10) {
+        self.capacity = max(0, capacity)
+        self.bodyLimit = bodyLimit
+        ring = Mutex(Ring(entries: Array(repeating: nil, count: max(0, capacity))))
+    }
+
+    /// Adds an entry (its id is assigned here).
+    func record(_ entry: consuming JournalEntry) {
+        guard capacity > 0 else { return }
+        var entry = entry
+        if entry.body.count > bodyLimit { entry.body = Array(entry.body.prefix(bodyLimit)) }
+        ring.withLock { ring in
+            entry.id = ring.nextID
+            ring.nextID += 1
+            if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
+            ring.entries[ring.next] = entry
+            ring.next = (ring.next + 1) % capacity
+        }
+    }
+
+    /// The entries kept that match `filter`, oldest first, and how many entries the ring has
+    /// let go of since the last clear.
+    public func entries(matching filter: JournalFilter = JournalFilter()) -> (entries: [JournalEntry], dropped: Int) {
+        let (all, dropped) = ring.withLock { ring -> ([JournalEntry], Int) in
+            var all: [JournalEntry] = []
+            all.reserveCapacity(ring.count)
+            let start = (ring.next - ring.count + capacity) % max(capacity, 1)
+            for offset in 0..<ring.count {
+                if let entry = ring.entries[(start + offset) % capacity] { all.append(entry) }
+            }
+            return (all, ring.dropped)
+        }
+        var kept = all.filter(filter.matches)
+        if let limit = filter.limit, kept.count > limit { kept.removeFirst(kept.count - max(0, limit)) }
+        return (kept, dropped)
+    }
+
+    /// Forgets every entry, or only those of one session.
+    public func clear(session: String? = nil) {
+        ring.withLock { ring in
+            guard let session else {
+                for index in ring.entries.indices { ring.entries[index] = nil }
+                ring.next = 0
+                ring.count = 0
+                ring.dropped = 0
+                return
+            }
+            // Keep the others, in order, compacted to the start of the ring.
+            let start = (ring.next - ring.count + capacity) % max(capacity, 1)
+            var kept: [JournalEntry] = []
+            for offset in 0..<ring.count {
+                if let entry = ring.entries[(start + offset) % capacity], entry.session != session { kept.append(entry) }
+            }
+            for index in ring.entries.indices { ring.entries[index] = index < kept.count ? kept[index] : nil }
+            ring.count = kept.count
+            ring.next = kept.count % capacity
+        }
+    }
+}
