@@ -36,6 +36,7 @@ run: release
 ## test: build and run every test (after a brief smoke pass of the benchmark harness)
 test: deps
 	$(MAKE) bench-smoke
+	$(MAKE) image-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -48,6 +49,12 @@ bench: deps
 ## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness working)
 bench-smoke: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --smoke $(BENCH_ARGS)
+
+## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
+## a folder outside the source tree); make test runs it
+.PHONY: image-check
+image-check: deps
+	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/image-check.sh
 
 clean:
 	rm -rf .build .build-bench

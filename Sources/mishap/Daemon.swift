@@ -247,12 +247,29 @@ struct Stop: ParsableCommand {
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Say whether a server started with 'start' is running, and where.",
-        discussion: "Exits 0 when it is running, 1 when it is not."
+        discussion: """
+            Exits 0 when it is running, 1 when it is not. With --url, asks the server at that \
+            address instead (GET /__mishap/health, 200 expected), with no pid file: a health \
+            check for containers and scripts.
+            """
     )
 
     @OptionGroup var pid: PidFileOption
 
+    @Option(help: ArgumentHelp("Check the server at this URL through its admin API instead of the pid file.", valueName: "url"))
+    var url: String?
+
     func run() throws {
+        if let url {
+            switch healthCheck(url: url) {
+            case .success:
+                print("mishap is serving at \(url)")
+                return
+            case .failure(let failure):
+                print("mishap is not serving at \(url): \(failure)")
+                throw ExitCode.failure
+            }
+        }
         let path = absolutePath(pid.pidFile)
         guard let file = PidFile.read(path) else {
             print("mishap is not running (no pid file at \(path))")

@@ -1,0 +1,35 @@
+# Mishap in a container: a release build with the Swift runtime linked in, on a slim Debian that
+# has only libmicrohttpd added. `make image-check` proves the runtime stage without Docker: it
+# builds the binary the same way, checks with ldd what it needs, and serves from a folder
+# outside the source tree.
+#
+#   docker build -t mishap .
+#   docker run --rm -p 8080:8080 mishap
+#   docker run --rm -p 8080:8080 -v "$PWD/scenarios:/scenarios:ro" mishap     # your scenarios
+
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+# The flags of `make release`: the Swift runtime linked in, a non-PIE executable.
+RUN swift build -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie --product mishap \
+ && cp "$(swift build -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie --show-bin-path)/mishap" /usr/local/bin/mishap
+
+FROM debian:bookworm-slim
+# libmicrohttpd12 brings its own dependencies (GnuTLS); glibc, libstdc++ and libgcc are in the base image.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mishap
+COPY --from=build /usr/local/bin/mishap /usr/local/bin/mishap
+COPY scenarios /scenarios
+USER mishap
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=2s \
+  CMD ["mishap", "status", "--url", "http://127.0.0.1:8080"]
+ENTRYPOINT ["mishap"]
+CMD ["serve", "--scenarios", "/scenarios", "--host", "0.0.0.0", "--port", "8080"]

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Proves the Dockerfile's runtime stage without Docker: the release binary, built with the same
+# flags, needs nothing beyond glibc (with libstdc++ and libgcc, which debian:bookworm-slim has)
+# and libmicrohttpd; and, copied out of the source tree, it serves a scenarios folder that is
+# elsewhere and passes the image's HEALTHCHECK command.
+#
+#   scripts/image-check.sh [BINARY]    (default: builds it into .build-bench, as `make bench` does)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+read -r -a RELEASE <<<"${RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie}"
+
+binary=${1:-}
+if [ -z "$binary" ]; then
+    "$SWIFT" build "${RELEASE[@]}" --scratch-path .build-bench --product mishap >/dev/null
+    binary=$("$SWIFT" build "${RELEASE[@]}" --scratch-path .build-bench --show-bin-path)/mishap
+fi
+fail() { echo "image-check: FAIL: $*" >&2; exit 1; }
+
+# 1. What the binary links: its own needs are the runtime's basics and libmicrohttpd; everything
+#    else ldd lists must come in through libmicrohttpd (which libmicrohttpd12 installs).
+allowed="libmicrohttpd.so.12 libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 libpthread.so.0 libdl.so.2 librt.so.1"
+needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+for library in $needed; do
+    case " $allowed " in *" $library "*) ;; *) fail "the binary needs $library, which the runtime image does not install" ;; esac
+done
+ldd "$binary" | grep -q "not found" && fail "ldd: $(ldd "$binary" | grep "not found")"
+mhd=$(ldd "$binary" | awk '/libmicrohttpd/ {print $3}')
+extra=$(comm -23 <(ldd "$binary" | awk '{print $1}' | sort -u) <( (ldd "$mhd" | awk '{print $1}'; echo "$needed"; echo linux-vdso.so.1) | sort -u))
+[ -z "$extra" ] || fail "libraries from neither glibc nor libmicrohttpd: $extra"
+echo "image-check: links only: $(echo $needed)"
+
+# 2. Serves from a folder outside the source tree, run from elsewhere, as the image does.
+work=$(mktemp -d)
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+cp "$binary" "$work/mishap"
+cp -r scenarios "$work/scenarios"
+cd "$work"
+./mishap serve --scenarios "$work/scenarios" --host 127.0.0.1 --port 0 --port-file "$work/port" >"$work/out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+[ -s "$work/port" ] || fail "the server did not start: $(cat "$work/out")"
+port=$(cat "$work/port")
+body=$(curl -s "http://127.0.0.1:$port/isUserNameAvailable?userName=someone")
+[ "$body" = '{"isAvailable":true,"userName":"someone"}' ] || fail "unexpected answer: $body"
+./mishap status --url "http://127.0.0.1:$port" >/dev/null || fail "the HEALTHCHECK command failed"
+kill -TERM "$pid"
+wait "$pid" || fail "the server exited non-zero on SIGTERM"
+echo "image-check: a copy outside the source tree served $work/scenarios, passed the health check and stopped cleanly"
