@@ -107,9 +107,9 @@ class Server:
 
     running: list = []
 
-    def __init__(self, name: str, argv: list, log_dir: Path):
+    def __init__(self, name: str, argv: list, log_dir: Path, discard_log: bool = False):
         self.name = name
-        self.log_path = log_dir / f"{name}.log"
+        self.log_path = Path(os.devnull) if discard_log else log_dir / f"{name}.log"
         self.stderr = open(self.log_path, "ab")
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, bufsize=0)
         Server.running.append(self)
@@ -462,9 +462,12 @@ def main() -> int:
     cores = os.cpu_count() or 1
     work = Path(tempfile.mkdtemp(prefix="mishap-bench-"))
 
-    def mishap(name: str, folder: Path) -> Server:
+    # Request lines are logged at info; the figures are for serving, so they are turned off
+    # (one more case below measures them on).
+    def mishap(name: str, folder: Path, request_log: bool = False) -> Server:
         return Server(name, [args.mishap, "serve", "--port", "0", "--scenarios", str(folder),
-                             "--threads", str(cores)], work)
+                             "--threads", str(cores), "--log-level", "info" if request_log else "warning"],
+                      work, discard_log=request_log)
 
     def baseline(name: str) -> Server:
         return Server(name, [args.baseline, "0"], work)
@@ -527,6 +530,15 @@ def main() -> int:
             log("  per-round ratios: " + ", ".join(f"{a.requests_per_second / b.requests_per_second:.2f}"
                                                    for a, b in zip(m_runs, c_runs)))
             rows.append(Row(what, rps(c), rps(m), f"{m / c:.2f}", f">= {target:.2f}x", m / c, ">=", (target,)))
+
+        m_logging = mishap("mishap-request-log", REPO / "scenarios", request_log=True)
+        log("throughput: GET someone, with a log line per request")
+        logged_runs, plain_runs = alternate("request log", [("request log on", m_logging, None),
+                                                            ("request log off", m_default, None)], SOMEONE, args)
+        logged, plain = median_rps(logged_runs), median_rps(plain_runs)
+        rows.append(Row("info: GET someone, a log line per request (req/s; ref: log off)", rps(plain), rps(logged),
+                        f"{logged / plain:.2f}", "(none)", 0, "info", ()))
+        m_logging.stop()
 
         # -- scaling: 1,000 more rules -------------------------------------------------------
         m_big = mishap("mishap-1000-rules", big)

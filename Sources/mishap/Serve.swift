@@ -132,7 +132,8 @@ struct Serve: ParsableCommand {
         let server = HTTPServer(
             configuration: ServerConfiguration(host: options.host, port: UInt16(options.port), threads: options.threads,
                                                maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize),
-            responder: service, observer: service, logger: logger)
+            // Requests are only followed to their end when their lines are logged.
+            responder: service, observer: options.logLevel <= .info ? service : nil, logger: logger)
         do {
             try server.start()
         } catch {
