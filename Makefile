@@ -33,12 +33,15 @@ release: deps
 run: release
 	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
 
-## test: build and run every test (after a brief smoke pass of the benchmark harness)
+## test: build and run every test (after a brief smoke pass of the benchmark harness and the image
+## check). The tests that start processes run on their own: Foundation's Process.run can crash
+## in a test process holding thousands of sockets (the in-process server tests, all at once).
 test: deps
 	$(MAKE) bench-smoke
 	$(MAKE) image-check
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip MishapCLITests
+	$(SWIFT) test --skip-build --filter MishapCLITests
 
 ## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MishapScenarios", targets: ["MishapScenarios"]),
         .library(name: "MishapServer", targets: ["MishapServer"]),
         .library(name: "MishapService", targets: ["MishapService"]),
+        .library(name: "MishapTesting", targets: ["MishapTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -49,6 +50,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Mishap inside a test process: start on a free port, sessions, journal, retries, reset.
+        .target(
+            name: "MishapTesting",
+            dependencies: [
+                "MishapEngine", "MishapScenarios", "MishapServer", "MishapService",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command line: serve, start/stop/status, validate, routes.
         .executableTarget(
             name: "mishap",
@@ -65,6 +74,8 @@ let package = Package(
             name: "MishapServerTests",
             dependencies: ["MishapServer", "MishapScenarios", "MishapEngine"]
         ),
+        .testTarget(name: "MishapServiceTests", dependencies: ["MishapService", "MishapServer", "MishapScenarios", "MishapEngine"]),
+        .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting"]),
         // Runs the built `mishap` binary as a process (make test builds it first).
         .testTarget(name: "MishapCLITests"),
     ]

@@ -77,9 +77,10 @@ func handleAccess(
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
         if let plan = state.waitingPlan {
-            // Resumed: the delay is over, or a hanging request's client left or the server stops.
+            // Resumed: the delay is over, or a hanging request's client left, or the server
+            // stops (after its grace period): a request cut short then is closed, not answered early.
             state.waitingPlan = nil
-            return plan.hang ? .NO : server.carryOut(plan, on: connection)
+            return plan.hang || server.suspensions.isStopping ? .NO : server.carryOut(plan, on: connection)
         }
         if state.bodyTooLarge {
             let plan = ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes)

@@ -67,6 +67,9 @@ final class Suspensions: Sendable {
         }
     }
 
+    /// True once `stop()` has begun: a connection resumed from then on is closed, not answered.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
     /// Resumes everything held and refuses new holds; called before the daemon stops.
     func stop() {
         state.withLock { state in

@@ -75,6 +75,22 @@ func absolutePath(_ path: String) -> String {
     return folder + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
 }
 
+/// Marks every open descriptor above standard error close-on-exec, so a program started next
+/// gets only the descriptors its spawn actions give it.
+func markInheritedDescriptorsCloseOnExec() {
+    guard let folder = opendir("/proc/self/fd") else { return }
+    var descriptors: [Int32] = []
+    while let entry = readdir(folder) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        if let descriptor = Int32(name), descriptor > 2 { descriptors.append(descriptor) }
+    }
+    closedir(folder)
+    for descriptor in descriptors {
+        let flags = fcntl(descriptor, F_GETFD)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+    }
+}
+
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start serving in the background; returns once the server accepts connections.",
@@ -133,6 +149,9 @@ struct Start: ParsableCommand {
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID (glibc; hidden from Swift without _GNU_SOURCE)
 
+        // Descriptors inherited from whoever ran `start` (pipes it waits on for EOF, sockets)
+        // must not stay open for the server's lifetime.
+        markInheritedDescriptorsCloseOnExec()
         var child: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -141,6 +141,9 @@ struct Serve: ParsableCommand {
             throw ExitCode.failure
         }
         let url = server.url ?? "?"
+        if !isLoopback(host: options.host) {
+            logger.warning("listening on \(options.host): other machines can reach this server (the admin API still answers this machine only)")
+        }
 
         var watcher: ScenarioWatcher?
         if options.watch != .off {
@@ -224,4 +227,9 @@ func writeFile(_ path: String, _ text: String) -> Bool {
         return false
     }
     return true
+}
+
+/// Whether a --host value only accepts connections from this machine.
+func isLoopback(host: String) -> Bool {
+    host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
 }

@@ -33,10 +33,10 @@ final class RawHTTPConnection {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
+        // A failed connect leaves the socket to deinit, which closes it once (closing it here
+        // too would close a number another test may have been given meanwhile).
         guard result == 0 else {
-            let code = errno
-            close(descriptor)
-            throw Failure(description: "connect() to 127.0.0.1:\(port) failed: errno \(code)")
+            throw Failure(description: "connect() to 127.0.0.1:\(port) failed: errno \(errno)")
         }
     }
 

@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import MishapServer
+import MishapService
+import Testing
+
+/// `HTTPServer.stop(grace:)` with the service answering: requests in flight may finish, new
+/// connections are refused, the grace period is a bound, and hanging requests do not hold it.
+@Suite struct GracefulStopTests {
+    static let yaml = """
+        endpoints:
+          - endpoint: GET /slow
+            rules:
+              - name: slow
+                respond: { delay: 5000, text: slow-body-complete }
+          - endpoint: GET /long
+            rules:
+              - name: long
+                respond: { delay: 10000, text: long }
+          - endpoint: GET /hang
+            rules:
+              - name: hang
+                respond: { hang: true }
+        """
+
+    /// Sends `GET path` on a raw connection on its own thread and waits until the service has
+    /// answered it (journaled: the response is being held); the connection.
+    func holdRequest(_ harness: ServiceHarness, _ path: String) async throws -> RawHTTPConnection {
+        let port = harness.port
+        let connection = try await onOwnThread { () -> SendableBox<RawHTTPConnection> in
+            let connection = try RawHTTPConnection(port: port, timeoutSeconds: 10)
+            try connection.sendRequest("GET", path)
+            return SendableBox(connection)
+        }.value
+        #expect(try await eventually { harness.service.journal.entries(matching: .init(path: path)).entries.count == 1 })
+        #expect(harness.server.requestsInFlight == 1)
+        return connection
+    }
+
+    /// With a 5 s delayed request in flight (long, so that a loaded machine's stalls cannot
+    /// reorder what is checked), `stop(grace: 10 s)` waits for it: the client
+    /// gets the whole 200, stop returns after the delay is over and reports nothing cut. While
+    /// stop waits, new connections are refused.
+    @Test func inFlightRequestFinishes() async throws {
+        let harness = try ServiceHarness(yaml: Self.yaml)
+        let server = harness.server, port = harness.port
+        let sent = ContinuousClock.now
+        let connection = SendableBox(try await holdRequest(harness, "/slow"))
+        async let response = onOwnThread { (try connection.value.readResponse(), ContinuousClock.now) }
+        async let stopped = onOwnThread { () -> (cut: Int, at: ContinuousClock.Instant) in
+            (server.stop(grace: .seconds(10)), .now)
+        }
+
+        // Stop has begun once the server forgets its port; the listening socket closes right after.
+        #expect(await eventually { server.port == nil })
+        var refusal: Int32?
+        let refused = try await eventually(within: .milliseconds(500)) {
+            do {
+                _ = try RawHTTPConnection(port: port, timeoutSeconds: 1)
+                return false
+            } catch let failure as RawHTTPConnection.Failure {
+                refusal = failure.errno
+                return true
+            }
+        }
+        let refusedAt = ContinuousClock.now
+        #expect(refused)
+        #expect(refusal == ECONNREFUSED)
+
+        let (answer, answeredAt) = try await response
+        let (cut, stoppedAt) = try await stopped
+        #expect(answer.status == 200)
+        #expect(answer.text == "slow-body-complete")
+        #expect(cut == 0)
+        #expect(sent.duration(to: stoppedAt) >= .milliseconds(4980), "stop returned \(sent.duration(to: stoppedAt)) after the request")
+        #expect(refusedAt < answeredAt, "the refusal came during the grace period, before the answer")
+        #expect(server.requestsInFlight == 0)
+    }
+
+    /// A grace period shorter than the delay bounds the stop: with a 10 s delay in flight,
+    /// `stop(grace: 200 ms)` returns well under 2 s and counts 1 request cut short; the client
+    /// should not get the delayed answer (it sometimes does: a known issue).
+    @Test func graceBoundsTheWait() async throws {
+        let harness = try ServiceHarness(yaml: Self.yaml)
+        let server = harness.server
+        let connection = SendableBox(try await holdRequest(harness, "/long"))
+        async let received = onOwnThread { try connection.value.readToEnd() }
+        let (cut, elapsed) = try await onOwnThread { () -> (Int, Duration) in
+            let start = ContinuousClock.now
+            let cut = server.stop(grace: .milliseconds(200))
+            return (cut, start.duration(to: .now))
+        }
+        #expect(cut == 1)
+        #expect(elapsed >= .milliseconds(200))
+        #expect(elapsed < .seconds(2), "stop took \(elapsed)")
+        let bytes = try await received
+        // Cut means cut: the delayed answer is not sent early as the daemon stops.
+        #expect(!String(decoding: bytes, as: UTF8.self).hasSuffix("long"), "got \(bytes.count) bytes")
+    }
+
+    /// A hanging request is let go at once: with only a hang in flight, `stop(grace: 5 s)`
+    /// returns quickly, nothing counted as cut, and the client sees the connection close
+    /// without an answer.
+    @Test func hangDoesNotHoldTheStop() async throws {
+        let harness = try ServiceHarness(yaml: Self.yaml)
+        let server = harness.server
+        let connection = SendableBox(try await holdRequest(harness, "/hang"))
+        async let received = onOwnThread { try connection.value.readToEnd() }
+        let (cut, elapsed) = try await onOwnThread { () -> (Int, Duration) in
+            let start = ContinuousClock.now
+            let cut = server.stop(grace: .seconds(5))
+            return (cut, start.duration(to: .now))
+        }
+        #expect(cut == 0)
+        #expect(elapsed < .milliseconds(500), "stop took \(elapsed)")
+        #expect(try await received == [])
+    }
+}
+
+/// Hands a non-Sendable value (a blocking connection used by one thread at a time) across.
+struct SendableBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

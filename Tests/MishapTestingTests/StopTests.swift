@@ -1,0 +1,29 @@
+import MishapTesting
+import Testing
+
+/// Stopping a server never waits for the requests it is holding.
+@Suite struct StopTests {
+    /// With a `timeout` request hanging, `stop()` returns within a second and the client gets a transport error.
+    @Test func stopWithAHangingRequestReturnsAtOnce() async throws {
+        let mishap = try Mishap.start(scenarios: defaultScenarios)
+        let session = mishap.session()
+        let client = mishap.client(in: session, timeout: 30)
+        let hanging = Task { await apiError { try await client.checkUserNameAvailable("timeout") } }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while mishap.requests(session: session).isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(mishap.requests(session: session).map(\.rule) == ["timeout"])
+
+        let start = ContinuousClock.now
+        mishap.stop()
+        #expect(start.duration(to: .now) < .seconds(1))
+
+        let error = await hanging.value
+        #expect(start.duration(to: .now) < .seconds(2))
+        guard case .transport? = error else {
+            Issue.record("expected a transport error, got \(String(describing: error))")
+            return
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MishapTesting
+import Testing
+
+/// The transport faults of the failure catalogue: the client gets no usable answer and reports
+/// `.transport` with URLSession's code, on both endpoints, without retrying.
+@Suite struct TransportFaultTests {
+    /// A trigger (a user name, or the local part of a login email) and the codes URLSession may
+    /// report for it: first the one observed with swift-corelibs-foundation on Linux (README),
+    /// then the names Apple's URLSession may use for the same failure.
+    struct Fault: Sendable, CustomTestStringConvertible {
+        let trigger: String
+        /// The fault as the scenario file names it, and the journal records it.
+        let fault: String
+        let codes: [URLError.Code]
+        var testDescription: String { trigger }
+    }
+
+    static let faults = [
+        Fault(trigger: "reset", fault: "reset", codes: [.networkConnectionLost]),
+        Fault(trigger: "dropped", fault: "close", codes: [.badServerResponse, .networkConnectionLost]),
+        Fault(trigger: "garbage", fault: "garbage", codes: [.unsupportedURL, .cannotParseResponse, .badServerResponse]),
+        // libcurl's "transfer closed with bytes remaining", which corelibs-foundation leaves unmapped.
+        Fault(trigger: "truncated", fault: "truncate", codes: [.unknown, .networkConnectionLost]),
+        Fault(trigger: "truncatedchunked", fault: "truncate-chunked", codes: [.unknown, .networkConnectionLost, .cannotParseResponse]),
+    ]
+
+    /// Asks for `trigger` on `endpoint` through the seed's client.
+    static func send(_ trigger: String, on endpoint: String, with client: AuthenticationService) async -> APIError? {
+        if endpoint == "login" {
+            await apiError { try await client.login(email: "\(trigger)@x.com", password: "secret") }
+        } else {
+            await apiError { try await client.checkUserNameAvailable(trigger) }
+        }
+    }
+
+    /// Each fault is a `.transport` error with one of the expected codes, sent once.
+    @Test(arguments: ["isUserNameAvailable", "login"], faults)
+    func faultIsATransportError(endpoint: String, fault: Fault) async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            let session = mishap.session()
+            let error = await Self.send(fault.trigger, on: endpoint, with: mishap.client(in: session))
+            guard case .transport(let code)? = error else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(fault.codes.contains(code), "URLError code \(code.rawValue)")
+            #expect(mishap.requests(session: session).map(\.fault) == [fault.fault])
+        }
+    }
+
+    /// `timeout` never answers and `slowpoke` answers after 1.5 s: a client with a 1 s timeout reports `.timedOut`.
+    @Test(arguments: ["isUserNameAvailable", "login"], ["timeout", "slowpoke"])
+    func clientTimeoutIsATransportError(endpoint: String, trigger: String) async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            // swift-corelibs-foundation counts the timeout in whole seconds: 0.5 gives up at once.
+            let client = mishap.client(in: mishap.session(), timeout: 1)
+            let start = ContinuousClock.now
+            #expect(await Self.send(trigger, on: endpoint, with: client) == .transport(.timedOut))
+            let waited = start.duration(to: .now)
+            // `.timedOut` already shows the answer never came in time; the lower bound shows the
+            // client waited its second (the upper one is loose: a loaded machine stalls timers).
+            #expect(waited >= .seconds(0.9) && waited < .seconds(10), "\(waited)")
+            #expect(mishap.requests().map(\.rule) == [trigger == "timeout" ? "timeout" : "slow"])
+        }
+    }
+
+    /// A patient client gets `slowpoke`'s answer, late.
+    @Test func patientClientGetsTheSlowAnswer() async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            let client = mishap.client(in: mishap.session(), timeout: 5)
+            let start = ContinuousClock.now
+            let answer = try await client.checkUserNameAvailable("slowpoke")
+            #expect(answer == UserNameAvailableMessage(isAvailable: true, userName: "slowpoke"))
+            #expect(start.duration(to: .now) >= .seconds(1.5))
+        }
+    }
+
+    /// `trickle` sends its body in 5 pieces over 5 s: the client's timeout is an idle timeout, so a 2 s one gets it whole.
+    @Test func trickledAnswerArrivesWhole() async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            let client = mishap.client(in: mishap.session(), timeout: 2)
+            let start = ContinuousClock.now
+            let answer = try await client.checkUserNameAvailable("trickle")
+            #expect(answer == UserNameAvailableMessage(isAvailable: true, userName: "trickle"))
+            #expect(start.duration(to: .now) >= .seconds(4))
+        }
+    }
+}
