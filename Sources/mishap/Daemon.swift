@@ -109,6 +109,10 @@ struct Start: ParsableCommand {
     @Option(help: ArgumentHelp("How long to wait for the server to accept connections.", valueName: "seconds"))
     var timeout: Double = 30
 
+    func validate() throws {
+        guard (0.1...86_400).contains(timeout) else { throw ValidationError("--timeout must be from 0.1 to 86400 seconds") }
+    }
+
     func run() throws {
         let pidPath = absolutePath(options.pidFile ?? "./mishap.pid")
         let logPath = absolutePath(logFile)
@@ -237,6 +241,10 @@ struct Stop: ParsableCommand {
 
     @Option(help: ArgumentHelp("How long to wait for the server to exit (requests in flight get its --grace).", valueName: "seconds"))
     var timeout: Double = 30
+
+    func validate() throws {
+        guard (0...86_400).contains(timeout) else { throw ValidationError("--timeout must be from 0 to 86400 seconds") }
+    }
 
     func run() throws {
         let path = absolutePath(pid.pidFile)

@@ -75,7 +75,7 @@ struct ServeOptions: ParsableArguments {
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
         guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
-        guard grace >= 0, grace.isFinite else { throw ValidationError("--grace must be 0 or more seconds") }
+        guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
                 throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")

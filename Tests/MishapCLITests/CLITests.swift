@@ -165,6 +165,14 @@ struct CLITests {
         (["serve", "--log-level", "loud"], "loud"),
         (["validate", "a", "b"], "b"),
         (["serve", "--rule-header", "not a header"], "--rule-header must be a header name"),
+        (["serve", "--grace", "1e300"], "--grace must be from 0 to 86400 seconds"),
+        (["serve", "--grace", "nan"], "--grace must be from 0 to 86400 seconds"),
+        (["serve", "--max-header-size", "10"], "--max-header-size must be from 1024 to 1048576 bytes"),
+        (["serve", "--journal-size=-1"], "--journal-size must not be negative"),
+        (["serve", "--watch", "sometimes"], "sometimes"),
+        (["serve", "--log-format", "xml"], "xml"),
+        (["start", "--timeout", "1e300"], "--timeout must be from 0.1 to 86400 seconds"),
+        (["stop", "--timeout", "1e300"], "--timeout must be from 0 to 86400 seconds"),
     ])
     func badFlags(arguments: [String], mentioned: String) async throws {
         let result = try await runMishap(arguments, timeout: .seconds(20))
