@@ -59,7 +59,7 @@ public struct Endpoint: Sendable {
         case .respond(let response):
             template = response
         case .cycle(let steps, let counter):
-            guard case .respond(let response) = steps[counter.next(length: steps.count, session: context.session)] else {
+            guard case .respond(let response) = steps[counter.next(length: steps.count, session: context.session, limit: context.maxSessions)] else {
                 return nil
             }
             template = response

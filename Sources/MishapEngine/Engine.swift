@@ -7,11 +7,18 @@ public struct EngineOptions: Sendable {
     public var ruleHeader: String
     /// Seeds `chance`, delay ranges and garbage bytes so a run can be repeated; nil draws a seed.
     public var seed: UInt64?
+    /// Sessions each cycle rule remembers; past that, the least recently seen start over.
+    public var maxSessions: Int
 
-    public init(sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule", seed: UInt64? = nil) {
+    /// The default of `maxSessions`.
+    public static let defaultMaxSessions = 10_000
+
+    public init(sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule", seed: UInt64? = nil,
+                maxSessions: Int = EngineOptions.defaultMaxSessions) {
         self.sessionHeader = sessionHeader
         self.ruleHeader = ruleHeader
         self.seed = seed
+        self.maxSessions = max(1, maxSessions)
     }
 }
 
@@ -49,7 +56,8 @@ public final class Engine: Sendable {
 
     /// Decides the response to `request`.
     public func respond(to request: Request) -> ResponsePlan {
-        var context = MatchContext(request: request, session: request.headerValue(options.sessionHeader))
+        var context = MatchContext(request: request, session: request.headerValue(options.sessionHeader),
+                                   maxSessions: options.maxSessions)
         let forced = request.headerValue(options.ruleHeader)
         if let candidates = literalPaths[request.path] {
             for endpoint in candidates where accepts(endpoint, request.method) {

@@ -4,12 +4,15 @@ struct MatchContext {
     let request: Request
     /// The session the request names, which keeps its own cycle positions.
     let session: String?
+    /// Sessions each cycle rule remembers.
+    let maxSessions: Int
     var pathParameters: [Field] = []
     private var parsedBody: RequestBody?
 
-    init(request: Request, session: String? = nil) {
+    init(request: Request, session: String? = nil, maxSessions: Int = EngineOptions.defaultMaxSessions) {
         self.request = request
         self.session = session
+        self.maxSessions = maxSessions
     }
 
     mutating func body() -> RequestBody {

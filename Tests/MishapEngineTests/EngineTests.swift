@@ -133,3 +133,69 @@ private final class Tally: Sendable {
     func increment() { count.wrappingAdd(1, ordering: .relaxed) }
     var value: Int { count.load(ordering: .relaxed) }
 }
+
+/// Per-session cycle positions are bounded: past the limit, the sessions seen longest ago are
+/// forgotten and start over, recent ones keep their place, and long session values are kept
+/// short.
+@Suite struct SessionBoundTests {
+    static func cycleEngine(maxSessions: Int) -> Engine {
+        let step = { (status: Int) in Rule.CycleStep.respond(ResponseTemplate(status: status, body: Template(literal: ""))) }
+        let rule = Rule(name: "m", action: .cycle([step(500), step(501), step(200)], CycleCounter()))
+        return Engine(endpoints: [Endpoint(method: "GET", path: PathPattern("/m")!, rules: [rule])],
+                      options: EngineOptions(maxSessions: maxSessions))
+    }
+
+    static func status(_ engine: Engine, session: String) -> Int {
+        engine.respond(to: Request(method: "GET", path: "/m", headers: [Field("X-Mishap-Session", session)])).status
+    }
+
+    static func counter(_ engine: Engine) -> CycleCounter {
+        guard case .cycle(_, let counter) = engine.endpoints[0].rules[0].action else { fatalError("not a cycle") }
+        return counter
+    }
+
+    @Test func atMostTheLimitIsKept() {
+        let engine = Self.cycleEngine(maxSessions: 100)
+        for index in 0..<10_000 {
+            #expect(Self.status(engine, session: "s\(index)") == 500)
+            #expect(Self.counter(engine).sessionCount <= 100)
+        }
+        #expect(Self.counter(engine).sessionCount >= 50)
+    }
+
+    @Test func recentSessionsKeepTheirPlace() {
+        let engine = Self.cycleEngine(maxSessions: 10)
+        #expect(Self.status(engine, session: "kept") == 500)
+        // A steady stream of new sessions; "kept" is seen after every four of them, so it is
+        // always among the five most recent, within the half of the limit that is never dropped.
+        var expected = [501, 200, 500]
+        for round in 0..<30 {
+            for other in 0..<4 { _ = Self.status(engine, session: "r\(round)-\(other)") }
+            #expect(Self.status(engine, session: "kept") == expected[0], "round \(round)")
+            expected.append(expected.removeFirst())
+        }
+    }
+
+    @Test func forgottenSessionStartsOver() {
+        let engine = Self.cycleEngine(maxSessions: 4)
+        #expect(Self.status(engine, session: "old") == 500)
+        #expect(Self.status(engine, session: "old") == 501)
+        for index in 0..<10 { _ = Self.status(engine, session: "n\(index)") }
+        #expect(Self.status(engine, session: "old") == 500)
+    }
+
+    @Test func longSessionValuesAreKeptShortAndDistinct() {
+        let engine = Self.cycleEngine(maxSessions: 1000)
+        let long = String(repeating: "x", count: 8000)
+        let longToo = String(repeating: "x", count: 7999) + "y"
+        #expect(Self.status(engine, session: long) == 500)
+        #expect(Self.status(engine, session: long) == 501)
+        #expect(Self.status(engine, session: longToo) == 500)
+        #expect(SessionKey.of(long).utf8.count < 100)
+        #expect(SessionKey.of(long) != SessionKey.of(longToo))
+        #expect(SessionKey.of("short") == "short")
+        engine.reset(session: long)
+        #expect(Self.status(engine, session: long) == 500)
+        #expect(Self.status(engine, session: longToo) == 501)
+    }
+}
