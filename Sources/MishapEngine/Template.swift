@@ -11,7 +11,8 @@ public struct Template: Sendable {
         case none
         /// Escaped for the inside of a JSON string, so a JSON body stays valid whatever the client sent.
         case json
-        /// With CR, LF and NUL removed, so a value cannot end the header and start another.
+        /// With control characters (CR, LF, NUL and the others but tab) removed, so a value
+        /// cannot end the header and start another, nor make the header invalid.
         case header
     }
 
@@ -55,7 +56,7 @@ public struct Template: Sendable {
                 case .none: out.append(contentsOf: value.utf8)
                 case .json: JSONEscaping.appendEscaped(value, to: &out)
                 case .header:
-                    for byte in value.utf8 where byte != 0x0D && byte != 0x0A && byte != 0x00 { out.append(byte) }
+                    for byte in value.utf8 where (byte >= 0x20 && byte != 0x7F) || byte == 0x09 { out.append(byte) }
                 }
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MishapEngine
 
@@ -22,6 +23,25 @@ import Testing
     @Test func headerEscapingDropsLineBreaks() {
         let template = Template(segments: [.value(.query("v"))], escaping: .header)
         #expect(render(template, query: [Field("v", "x\r\nSet-Cookie: evil")]) == "xSet-Cookie: evil")
+    }
+
+    /// Every character a client can send, alone and in a crowd, comes back as the same string
+    /// from a JSON body that parses; in a header it leaves no control character but tab.
+    @Test func everyValueStaysValidJSONAndAHeaderLine() throws {
+        let json = Template(segments: [.literal(Array(#"{"v":""#.utf8)), .value(.query("v")), .literal(Array(#""}"#.utf8))], escaping: .json)
+        let header = Template(segments: [.literal(Array("a".utf8)), .value(.query("v"))], escaping: .header)
+        var values = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) }
+        values += ["\u{2028}\u{2029}", "\u{FFFD}", "👨‍👩‍👧", "e\u{301}", "\\\"\\u0000\"", "\r\nX-Injected: yes\r\n\r\n{\"a\":1}"]
+        values.append(String(decoding: [0xC3, 0x28, 0xFF, 0xED, 0xA0, 0x80, 0xF0, 0x28, 0x8C], as: UTF8.self))
+        values.append(values.joined())
+        for value in values {
+            let body = render(json, query: [Field("v", value)])
+            let parsed = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String]
+            #expect(parsed?["v"] == value, "\(Array(value.unicodeScalars))")
+            let line = render(header, query: [Field("v", value)])
+            #expect(!line.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "\(Array(value.unicodeScalars))")
+            #expect(line.utf8.count >= 1)
+        }
     }
 
     @Test func adjacentLiteralsMerge() {
