@@ -2,7 +2,8 @@ import MishapEngine
 import MishapScenarios
 
 /// The admin API under `/__mishap/`: health, the scenarios loaded, reset, reload, the request
-/// journal and the Retry-After check. It answers loopback clients only, in JSON, errors too.
+/// journal and the Retry-After check, in JSON, errors too. It answers loopback clients only,
+/// unless an admin token is set: then every call must present it, from anywhere.
 struct AdminAPI: Sendable {
     static let prefix = "/__mishap/"
     let service: MishapService
@@ -21,9 +22,19 @@ struct AdminAPI: Sendable {
         "retries": Route(method: "GET") { api, request in api.retries(request) },
     ]
 
+    /// The header that may carry the admin token, besides `Authorization: Bearer`.
+    static let tokenHeader = "X-Mishap-Admin-Token"
+
     func respond(to request: Request) -> ResponsePlan {
-        guard request.fromLoopback else {
-            return Self.error(403, "the admin API answers clients on this machine only")
+        if let token = service.options.adminToken {
+            guard let presented = Self.presentedToken(request) else {
+                return Self.unauthorized("the admin API needs its token: send 'Authorization: Bearer TOKEN' or '\(Self.tokenHeader): TOKEN'")
+            }
+            guard Self.constantTimeEqual(presented, token) else {
+                return Self.unauthorized("wrong admin token")
+            }
+        } else if !request.fromLoopback {
+            return Self.error(403, "the admin API answers clients on this machine only (start Mishap with --admin-token to let others call it with the token)")
         }
         var name = String(request.path.dropFirst(Self.prefix.count))
         if name.hasSuffix("/") { name.removeLast() }
@@ -38,6 +49,36 @@ struct AdminAPI: Sendable {
             return plan
         }
         return route.handler(self, request)
+    }
+
+    /// The token a request presents, from `Authorization: Bearer` or the token header.
+    static func presentedToken(_ request: Request) -> String? {
+        if let authorization = request.headerValue("Authorization") {
+            let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                var value = parts[1]
+                while value.last == " " || value.last == "\t" { value.removeLast() }
+                return String(value)
+            }
+        }
+        return request.headerValue(tokenHeader)
+    }
+
+    /// Compares without stopping at the first difference, so the time taken does not tell a
+    /// client how much of a guess was right.
+    static func constantTimeEqual(_ presented: String, _ token: String) -> Bool {
+        let a = Array(presented.utf8), b = Array(token.utf8)
+        var difference: UInt8 = a.count == b.count ? 0 : 1
+        for index in 0..<b.count {
+            difference |= b[index] ^ (index < a.count ? a[index] : 0)
+        }
+        return difference == 0
+    }
+
+    static func unauthorized(_ reason: String) -> ResponsePlan {
+        var plan = error(401, reason)
+        plan.headers.append(Field("WWW-Authenticate", #"Bearer realm="mishap admin""#))
+        return plan
     }
 
     // MARK: Endpoints

@@ -286,9 +286,19 @@ struct Status: ParsableCommand {
     @Option(help: ArgumentHelp("Check the server at this URL through its admin API instead of the pid file.", valueName: "url"))
     var url: String?
 
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token, for --url (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
+    var adminToken: String?
+
+    func validate() throws {
+        if let adminToken, adminToken.isEmpty || !adminToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            throw ValidationError("--admin-token must be printable ASCII with no spaces, and not empty")
+        }
+    }
+
     func run() throws {
         if let url {
-            switch healthCheck(url: url) {
+            let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
+            switch healthCheck(url: url, token: token) {
             case .success:
                 print("mishap is serving at \(url)")
                 return

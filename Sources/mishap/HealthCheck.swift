@@ -4,7 +4,7 @@ import Glibc
 
 /// `GET /__mishap/health` over a plain socket: true when the server at `url` answers 200.
 /// For container health checks and readiness waits, where no HTTP client may be installed.
-func healthCheck(url: String, timeoutMilliseconds: Int32 = 3000) -> Result<Void, HealthCheckFailure> {
+func healthCheck(url: String, token: String? = nil, timeoutMilliseconds: Int32 = 3000) -> Result<Void, HealthCheckFailure> {
     guard url.hasPrefix("http://") else { return .failure(HealthCheckFailure("only http:// URLs are supported: \(url)")) }
     var rest = url.dropFirst("http://".count)
     if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
@@ -35,7 +35,8 @@ func healthCheck(url: String, timeoutMilliseconds: Int32 = 3000) -> Result<Void,
     guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
         return .failure(HealthCheckFailure("nothing accepts connections at \(url): \(String(cString: strerror(errno)))"))
     }
-    let request = "GET /__mishap/health HTTP/1.1\r\nHost: \(rest)\r\nConnection: close\r\n\r\n"
+    let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+    let request = "GET /__mishap/health HTTP/1.1\r\nHost: \(rest)\r\n\(authorization)Connection: close\r\n\r\n"
     guard writeAll(descriptor, request) else { return .failure(HealthCheckFailure("cannot send to \(url)")) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1024)

@@ -31,6 +31,12 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("max-header-size"), help: ArgumentHelp("Largest header section accepted; larger ones get 431. It also sets each connection's buffer, so memory per connection.", valueName: "bytes"))
     var maxHeaderSize: Int = 8 << 10
 
+    @Option(name: .customLong("connection-limit"), help: ArgumentHelp("Most connections open at once; more wait in the listen queue until one closes.", valueName: "count"))
+    var connectionLimit: Int = 4096
+
+    @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed and hanging answers are not idle.", valueName: "seconds"))
+    var connectionTimeout: Int = 30
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. Request lines are logged at info.")
     var logLevel: Logger.Level = .info
 
@@ -49,8 +55,21 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("journal-size"), help: ArgumentHelp("Requests the journal keeps for /__mishap/requests (the oldest make room); 0 keeps none.", valueName: "count"))
     var journalSize: Int = 1000
 
+    @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Sessions each cycle rule remembers; past that, the least recently seen start over.", valueName: "count"))
+    var maxSessions: Int = EngineOptions.defaultMaxSessions
+
     @Flag(name: .customLong("no-admin"), help: "Turn off the admin API under /__mishap/.")
     var noAdmin = false
+
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp("Require this token on every admin call (Authorization: Bearer TOKEN, or X-Mishap-Admin-Token), and then accept admin calls from other machines too. Read from MISHAP_ADMIN_TOKEN when not given.", valueName: "token"))
+    var adminTokenOption: String?
+
+    /// The admin token: the flag, else the environment variable.
+    var adminToken: String? {
+        adminTokenOption ?? getenv(Self.adminTokenVariable).map { String(cString: $0) }
+    }
+
+    static let adminTokenVariable = "MISHAP_ADMIN_TOKEN"
 
     @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
     var watch: WatchMode = .auto
@@ -74,6 +93,14 @@ struct ServeOptions: ParsableArguments {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
+        guard (1...1_000_000).contains(connectionLimit) else { throw ValidationError("--connection-limit must be from 1 to 1000000") }
+        guard (0...86_400).contains(connectionTimeout) else { throw ValidationError("--connection-timeout must be from 0 to 86400 seconds") }
+        guard (1...10_000_000).contains(maxSessions) else { throw ValidationError("--max-sessions must be from 1 to 10000000") }
+        if let token = adminToken {
+            guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("the admin token (--admin-token or \(Self.adminTokenVariable)) must be printable ASCII with no spaces, and not empty")
+            }
+        }
         guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
         guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
@@ -126,12 +153,16 @@ struct Serve: ParsableCommand {
         let service = MishapService(
             source: .directory(directory), scenarios: scenarios,
             options: ServiceOptions(
-                engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader, seed: options.seed),
-                journalSize: options.journalSize, admin: !options.noAdmin),
+                engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader, seed: options.seed,
+                                      maxSessions: options.maxSessions),
+                journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken),
             logger: logger)
+        let connectionLimit = raiseDescriptorLimit(for: options.connectionLimit, logger: logger)
         let server = HTTPServer(
             configuration: ServerConfiguration(host: options.host, port: UInt16(options.port), threads: options.threads,
-                                               maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize),
+                                               maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
+                                               connectionLimit: connectionLimit,
+                                               connectionTimeoutSeconds: options.connectionTimeout),
             // Requests are only followed to their end when their lines are logged.
             responder: service, observer: options.logLevel <= .info ? service : nil, logger: logger)
         do {
@@ -142,7 +173,10 @@ struct Serve: ParsableCommand {
         }
         let url = server.url ?? "?"
         if !isLoopback(host: options.host) {
-            logger.warning("listening on \(options.host): other machines can reach this server (the admin API still answers this machine only)")
+            let admin = options.noAdmin ? "the admin API is off"
+                : options.adminToken != nil ? "the admin API answers them with the admin token"
+                : "the admin API still answers this machine only"
+            logger.warning("listening on \(options.host): other machines can reach this server (\(admin))")
         }
 
         var watcher: ScenarioWatcher?
@@ -227,6 +261,27 @@ func writeFile(_ path: String, _ text: String) -> Bool {
         return false
     }
     return true
+}
+
+/// Raises the soft limit on open descriptors toward the hard one so `wanted` connections fit,
+/// and returns the connection limit that does fit (with a warning when it is lower).
+func raiseDescriptorLimit(for wanted: Int, logger: Logger) -> Int {
+    // Besides connections: the listener, epoll and wake-up descriptors per thread, the
+    // scenario watcher, logs, and files read on reload.
+    let reserve = 64
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
+    let needed = rlim_t(wanted + reserve)
+    if limit.rlim_cur < needed {
+        var raised = limit
+        raised.rlim_cur = limit.rlim_max == rlim_t.max ? needed : min(needed, limit.rlim_max)
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+    }
+    let fitting = limit.rlim_cur == rlim_t.max ? wanted : min(wanted, max(1, Int(limit.rlim_cur) - reserve))
+    if fitting < wanted {
+        logger.warning("--connection-limit \(wanted) does not fit the open-file limit (\(limit.rlim_cur)); using \(fitting)")
+    }
+    return fitting
 }
 
 /// Whether a --host value only accepts connections from this machine.

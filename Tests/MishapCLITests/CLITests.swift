@@ -173,6 +173,13 @@ struct CLITests {
         (["serve", "--log-format", "xml"], "xml"),
         (["start", "--timeout", "1e300"], "--timeout must be from 0.1 to 86400 seconds"),
         (["stop", "--timeout", "1e300"], "--timeout must be from 0 to 86400 seconds"),
+        (["serve", "--connection-limit", "0"], "--connection-limit must be from 1 to 1000000"),
+        (["serve", "--connection-timeout=-1"], "--connection-timeout must be from 0 to 86400 seconds"),
+        (["serve", "--connection-timeout", "1e9"], "1e9"),
+        (["serve", "--max-sessions", "0"], "--max-sessions must be from 1 to 10000000"),
+        (["serve", "--admin-token", ""], "must be printable ASCII with no spaces, and not empty"),
+        (["serve", "--admin-token", "two words"], "must be printable ASCII with no spaces, and not empty"),
+        (["status", "--url", "http://127.0.0.1:1", "--admin-token", "a\r\nX-Injected: 1"], "--admin-token must be printable ASCII"),
     ])
     func badFlags(arguments: [String], mentioned: String) async throws {
         let result = try await runMishap(arguments, timeout: .seconds(20))

@@ -51,7 +51,9 @@ final class ChildProcess {
     private let outputURL: URL
     private let errorURL: URL
 
-    init(_ executable: String, _ arguments: [String], currentDirectory: String? = nil) throws {
+    /// `environment` adds to (or replaces entries of) the test process's own environment.
+    init(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
+         environment: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("mishap-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         outputURL = folder.appendingPathComponent("stdout")
@@ -67,6 +69,9 @@ final class ChildProcess {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = error
@@ -74,11 +79,11 @@ final class ChildProcess {
     }
 
     /// Starts the built `mishap` binary.
-    static func mishap(_ arguments: [String], currentDirectory: String? = nil,
+    static func mishap(_ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:],
                        sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
         let binary = try #require(Paths.mishap, "the mishap binary was not found next to the test bundle; run swift build --build-tests",
                                   sourceLocation: sourceLocation)
-        return try ChildProcess(binary, arguments, currentDirectory: currentDirectory)
+        return try ChildProcess(binary, arguments, currentDirectory: currentDirectory, environment: environment)
     }
 
     deinit {
@@ -145,8 +150,8 @@ struct Finished {
 
 /// Runs a command to completion (killed after `timeout`).
 func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
-         timeout: Duration = .seconds(30)) async throws -> Finished {
-    let child = try ChildProcess(executable, arguments, currentDirectory: currentDirectory)
+         environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> Finished {
+    let child = try ChildProcess(executable, arguments, currentDirectory: currentDirectory, environment: environment)
     defer { child.kill() }
     let exited = await child.waitForExit(timeout: timeout)
     return Finished(status: exited ? child.exitStatus : nil,
@@ -154,11 +159,11 @@ func run(_ executable: String, _ arguments: [String], currentDirectory: String? 
 }
 
 /// Runs the built `mishap` binary to completion.
-func runMishap(_ arguments: [String], currentDirectory: String? = nil, timeout: Duration = .seconds(30),
-               sourceLocation: SourceLocation = #_sourceLocation) async throws -> Finished {
+func runMishap(_ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:],
+               timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws -> Finished {
     let binary = try #require(Paths.mishap, "the mishap binary was not found next to the test bundle",
                               sourceLocation: sourceLocation)
-    return try await run(binary, arguments, currentDirectory: currentDirectory, timeout: timeout)
+    return try await run(binary, arguments, currentDirectory: currentDirectory, environment: environment, timeout: timeout)
 }
 
 /// The port in `mishap listening on http://127.0.0.1:PORT`, or nil when the line is not that.
