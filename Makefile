@@ -53,6 +53,14 @@ bench: deps
 bench-smoke: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --smoke $(BENCH_ARGS)
 
+## soak: every fault, delay, cycle, session, reload and admin call at once under wrk against a
+## release build for SOAK_SECONDS (default 180), then checks that RSS stayed flat, descriptors
+## came back, the server lives and nothing failed unasked (not part of make test; exits 1 on a
+## failed check). SOAK_ARGS passes options to scripts/soak/soak.py.
+.PHONY: soak
+soak: deps
+	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/soak.sh $(SOAK_ARGS)
+
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make test runs it
 .PHONY: image-check
