@@ -51,21 +51,3 @@ public indirect enum Condition: Sendable {
         }
     }
 }
-
-/// A regular expression compiled once when the scenario loads.
-public struct Pattern: @unchecked Sendable {
-    // Regex is immutable once built; matching it from several threads is safe.
-    private let regex: Regex<AnyRegexOutput>
-    /// The expression as written.
-    public let source: String
-
-    /// Compiles `source`, throwing when it is not a valid regular expression.
-    public init(_ source: String) throws {
-        self.regex = try Regex(source)
-        self.source = source
-    }
-
-    public func matches(_ value: String) -> Bool {
-        value.contains(regex)
-    }
-}

@@ -34,6 +34,14 @@ import Testing
               - name: badOrderNumber
                 respond: { status: 400, json: { error: true, reason: "Order numbers have four digits" } }
 
+          - endpoint: GET /evil
+            rules:
+              - name: nested
+                when: { query: { name: { matches: "^(a+)+$" } } }
+                respond: { text: nested }
+              - name: other
+                respond: { text: other }
+
           - endpoint: GET /header
             rules:
               - name: echoInHeader
@@ -131,6 +139,19 @@ import Testing
         let response = try server.sendRaw("GET", "/orders?id=\(id.queryEncoded)")
         #expect(response.status == 400)
         #expect(response.json?["reason"] as? String == "Order numbers have four digits")
+    }
+
+    /// A pattern that backtracking engines take exponential time over: a hostile value of
+    /// thousands of characters is answered at once, and the server goes on answering.
+    @Test(.timeLimit(.minutes(1))) func regexCannotHangTheServer() throws {
+        let server = try TestServer(yaml: Self.yaml)
+        let hostile = String(repeating: "a", count: 4000) + "!"
+        for _ in 0..<20 {
+            let response = try server.sendRaw("GET", "/evil?name=\(hostile)")
+            #expect(response.status == 200)
+            #expect(response.text == "other")
+        }
+        #expect(try server.sendRaw("GET", "/evil?name=\(String(repeating: "a", count: 4000))").text == "nested")
     }
 
     @Test func regexConditionNeedsTheValue() throws {
