@@ -72,6 +72,11 @@ func handleAccess(
         uploadDataSize.pointee = 0
         return .YES
     }
+    // The request is complete only at the call without data (a null pointer). libmicrohttpd
+    // 0.9.75 also calls with zero bytes of its read buffer while still reading the request:
+    // after "100 Continue" for a request without a body when the next request is already in
+    // its buffer. Answering then fails (too early to queue), which would close the connection.
+    if uploadData != nil { return .YES }
 
     var body: [UInt8] = []
     if stored != firstCallMarker {
