@@ -17,6 +17,10 @@ static void mishap_log_trampoline(void *cls, const char *format, va_list ap) {
 struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config) {
     struct MHD_OptionItem options[12];
     int n = 0;
+    // The logger first: libmicrohttpd warns about options given before it, to the default log.
+    if (config->logger != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mishap_log_trampoline, config->logger };
+    }
     if (config->address != NULL) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)config->address };
     }
@@ -37,9 +41,6 @@ struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config
     }
     if (config->completed != NULL) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)config->completed, config->completed_cls };
-    }
-    if (config->logger != NULL) {
-        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mishap_log_trampoline, config->logger };
     }
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
