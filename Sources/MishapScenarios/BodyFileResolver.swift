@@ -27,26 +27,14 @@ struct BodyFileResolver {
         guard real.hasPrefix(root + "/") else {
             return .failure(Problem(message: "body file '\(path)' is outside the scenarios folder \(root)"))
         }
-        guard let bytes = Self.contents(of: real) else {
-            return .failure(Problem(message: "body file '\(path)' cannot be read (is it a regular file?)"))
+        switch ScenarioLoader.readRegularFile(real, limit: Self.maximumSize, what: "a body file") {
+        case .success(let bytes): return .success(bytes)
+        case .failure(let problem): return .failure(Problem(message: "body file '\(path)' \(problem.message)"))
         }
-        return .success(bytes)
     }
 
-    static func contents(of path: String) -> [UInt8]? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
-            if count < chunk.count { break }
-        }
-        return ferror(file) == 0 ? bytes : nil
-    }
+    /// The largest body file read (each is held in memory while its scenarios serve).
+    static let maximumSize = 64 * 1024 * 1024
 
     /// The `Content-Type` a body file is sent with, from its extension.
     static func contentType(forPath path: String) -> String {

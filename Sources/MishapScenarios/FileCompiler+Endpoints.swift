@@ -33,6 +33,10 @@ extension FileCompiler {
             return nil
         }
         guard let declaration = string(endpointNode, what: "'endpoint'") else { return nil }
+        guard declaration.utf8.count <= Self.maximumEndpointLength else {
+            error("'endpoint' must be at most \(Self.maximumEndpointLength) bytes long", at: endpointNode)
+            return nil
+        }
         let parts = declaration.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2 else {
             error("'endpoint' must be a method and a path, for example 'GET /isUserNameAvailable'", at: endpointNode)
@@ -40,11 +44,11 @@ extension FileCompiler {
         }
         let method = parts[0].uppercased()
         guard Self.methods.contains(method) else {
-            error("unknown method '\(parts[0])'\(Suggestion.hint(for: method, in: Self.methods)); expected one of \(Self.methods.joined(separator: ", "))", at: endpointNode)
+            error("unknown method '\(shown(parts[0]))'\(hint(for: method, in: Self.methods)); expected one of \(Self.methods.joined(separator: ", "))", at: endpointNode)
             return nil
         }
         guard let path = PathPattern(String(parts[1])) else {
-            error("'\(parts[1])' is not a path: it must start with '/', '{name}' must fill a whole segment and '*' may only end it", at: endpointNode)
+            error("'\(shown(parts[1]))' is not a path: it must start with '/', '{name}' must fill a whole segment and '*' may only end it", at: endpointNode)
             return nil
         }
         guard let ruleNodes = sequence(rulesNode, what: "'rules'") else { return nil }
@@ -55,7 +59,7 @@ extension FileCompiler {
         for ruleNode in ruleNodes {
             guard let (rule, nameNode) = compileRule(ruleNode, path: path, endpoint: "\(method) \(parts[1])") else { continue }
             if let first = names[rule.name] {
-                error("duplicate rule name '\(rule.name)' (first at \(displayPath):\(first.mark?.line ?? 1):\(first.mark?.column ?? 1))", at: nameNode)
+                error("duplicate rule name '\(shown(rule.name))' (first at \(displayPath):\(first.mark?.line ?? 1):\(first.mark?.column ?? 1))", at: nameNode)
                 continue
             }
             names[rule.name] = nameNode
@@ -95,7 +99,7 @@ extension FileCompiler {
             error("a rule has either 'respond:' or 'cycle:', not both", at: keyed.key("cycle")!)
             action = nil
         case (nil, nil):
-            error("rule '\(name)' has neither 'respond:' nor 'cycle:'", at: node)
+            error("rule '\(shown(name))' has neither 'respond:' nor 'cycle:'", at: node)
             action = nil
         }
         guard let predicates, let action, chanceValid else { return nil }
@@ -149,7 +153,7 @@ extension FileCompiler {
                 if scalar.string == "pass" {
                     steps.append(.pass)
                 } else {
-                    error("a cycle step is a response or 'pass', not '\(scalar.string)'", at: item)
+                    error("a cycle step is a response or 'pass', not '\(shown(scalar.string))'", at: item)
                     valid = false
                 }
             } else if let response = compileResponse(item) {

@@ -23,12 +23,9 @@ extension FileCompiler {
 
         var status = 200
         if let statusNode = keyed["status"] {
-            if let value = integer(statusNode, what: "'status'"), (100...599).contains(value) {
+            if let value = integer(statusNode, what: "'status'", in: 100...599, expected: "an HTTP status code from 100 to 599") {
                 status = value
             } else {
-                if statusNode.scalar.flatMap({ Int($0.string) }) != nil {
-                    error("'status' must be an HTTP status code from 100 to 599", at: statusNode)
-                }
                 valid = false
             }
         }
@@ -85,12 +82,12 @@ extension FileCompiler {
         if let headersNode = keyed["headers"], let fields = namedMapping(headersNode, what: "'headers'") {
             for field in fields {
                 if !field.name.allSatisfy(\.isHTTPTokenCharacter) {
-                    error("'\(field.name)' is not a valid header name", at: field.key)
+                    error("'\(shown(field.name))' is not a valid header name", at: field.key)
                     valid = false
                     continue
                 }
                 if Self.reservedHeaders.contains(field.name.lowercased()) {
-                    error("'\(field.name)' is set by the server and cannot be declared", at: field.key)
+                    error("'\(shown(field.name))' is set by the server and cannot be declared", at: field.key)
                     valid = false
                     continue
                 }
@@ -152,15 +149,15 @@ extension FileCompiler {
         var dribble: Dribble?
         if let node = keyed["dribble"] {
             if let spec = mapping(node, allowedKeys: ["chunks", "duration"], what: "'dribble'") {
-                let chunks = spec["chunks"].flatMap { integer($0, what: "'chunks'") }
+                let chunks = spec["chunks"].flatMap {
+                    integer($0, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)")
+                }
                 let length = spec["duration"].flatMap { duration($0, what: "'duration'") }
-                if let chunks, let length, (1...Self.maximumChunks).contains(chunks) {
+                if let chunks, let length {
                     dribble = Dribble(chunks: chunks, milliseconds: length)
                 } else {
                     if spec["chunks"] == nil || spec["duration"] == nil {
                         error("'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)", at: node)
-                    } else if let chunks, !(1...Self.maximumChunks).contains(chunks) {
-                        error("'chunks' must be from 1 to \(Self.maximumChunks)", at: spec["chunks"]!)
                     }
                     valid = false
                 }
@@ -174,7 +171,7 @@ extension FileCompiler {
             let names = Fault.allCases.map(\.rawValue)
             if let name = string(node, what: "'fault'") {
                 if let value = Fault(rawValue: name) { fault = value } else {
-                    error("unknown fault '\(name)'\(Suggestion.hint(for: name, in: names)); expected one of \(names.joined(separator: ", "))", at: node)
+                    error("unknown fault '\(shown(name))'\(hint(for: name, in: names)); expected one of \(names.joined(separator: ", "))", at: node)
                     valid = false
                 }
             } else {
@@ -183,7 +180,7 @@ extension FileCompiler {
         }
 
         if hang, let other = keyed.key("dribble") ?? keyed.key("fault") {
-            error("'hang' never answers, so '\(other.scalar?.string ?? "")' would never happen", at: other)
+            error("'hang' never answers, so '\(shown(other.scalar?.string ?? ""))' would never happen", at: other)
             valid = false
         }
         if dribble != nil, let fault = keyed.key("fault") {
@@ -208,7 +205,7 @@ extension FileCompiler {
             value = Double(text)
         }
         guard let value, value.isFinite else {
-            error("\(what) must be a duration in milliseconds, like 300 or '2s', not '\(text)'", at: node)
+            error("\(what) must be a duration in milliseconds, like 300 or '2s', not '\(shown(text))'", at: node)
             return nil
         }
         guard value >= 0 else {
@@ -242,22 +239,32 @@ extension FileCompiler {
 
     static let placeholderRoots = ["query", "headers", "body", "path", "request", "now"]
 
-    /// The literal text and placeholders of `text`, in order.
+    /// The literal text and placeholders of `text`, in order. One pass over the bytes: the
+    /// braces are ASCII, so the text between them is whole UTF-8.
     mutating func placeholderParts(_ text: String, at node: Node) -> [TextPart]? {
+        let bytes = Array(text.utf8)
+        func pair(_ brace: UInt8, from start: Int) -> Int? {
+            var index = start
+            while index + 1 < bytes.count {
+                if bytes[index] == brace && bytes[index + 1] == brace { return index }
+                index += 1
+            }
+            return nil
+        }
         var parts: [TextPart] = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            parts.append(.text(String(rest[..<open.lowerBound])))
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
+        var rest = 0
+        while let open = pair(UInt8(ascii: "{"), from: rest) {
+            parts.append(.text(String(decoding: bytes[rest..<open], as: UTF8.self)))
+            guard let close = pair(UInt8(ascii: "}"), from: open + 2) else {
                 error("unclosed placeholder: '{{' without '}}'", at: node)
                 return nil
             }
-            let name = rest[open.upperBound..<close.lowerBound].trimmingSpaces
+            let name = Substring(String(decoding: bytes[(open + 2)..<close], as: UTF8.self)).trimmingSpaces
             guard let source = valueSource(placeholder: name, at: node) else { return nil }
             parts.append(.value(source))
-            rest = rest[close.upperBound...]
+            rest = close + 2
         }
-        parts.append(.text(String(rest)))
+        parts.append(.text(String(decoding: bytes[rest...], as: UTF8.self)))
         return parts
     }
 
@@ -275,14 +282,15 @@ extension FileCompiler {
         case "now" where pieces.count == 1: return .httpDate(offsetSeconds: 0)
         case _ where root.hasPrefix("now+") || root.hasPrefix("now-"):
             let offset = root.dropFirst(3)
-            if pieces.count == 1, offset.hasSuffix("s"), let seconds = Int(offset.dropLast()), abs(seconds) <= 10 * 365 * 86_400 {
+            // `magnitude`, not `abs`: abs(Int.min) traps.
+            if pieces.count == 1, offset.hasSuffix("s"), let seconds = Int(offset.dropLast()), seconds.magnitude <= 10 * 365 * 86_400 {
                 return .httpDate(offsetSeconds: seconds)
             }
-            error("'{{\(name)}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}", at: node)
+            error("'{{\(shown(name))}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}", at: node)
             return nil
         default:
-            let hint = Self.placeholderRoots.contains(root) ? "" : Suggestion.hint(for: root, in: Self.placeholderRoots)
-            error("unknown placeholder '{{\(name)}}'\(hint); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, now or now+30s", at: node)
+            let suggestion = Self.placeholderRoots.contains(root) ? "" : hint(for: root, in: Self.placeholderRoots)
+            error("unknown placeholder '{{\(shown(name))}}'\(suggestion); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, now or now+30s", at: node)
             return nil
         }
     }

@@ -14,6 +14,18 @@ struct FileCompiler {
     let previousCounters: [String: CycleCounter]
     /// The cycle counters of the rules compiled, by state key.
     var cycleCounters: [String: CycleCounter] = [:]
+    /// Problems found beyond `maximumDiagnostics`: how many, and where the first is.
+    var unreported: (count: Int, line: Int, column: Int)?
+
+    /// The most problems reported for one file: a file of a million wrong keys gets a thousand
+    /// messages and a count of the rest.
+    static let maximumDiagnostics = 1000
+
+    /// The longest name of a header, query parameter, body field or path parameter, and the
+    /// longest `endpoint:` declaration: far beyond any real one, and short enough that a
+    /// misspelt name is compared with the known ones quickly.
+    static let maximumNameLength = 1024
+    static let maximumEndpointLength = 4096
 
     init(displayPath: String, bodyFiles: BodyFileResolver, previousCounters: [String: CycleCounter] = [:]) {
         self.displayPath = displayPath
@@ -28,8 +40,29 @@ struct FileCompiler {
     }
 
     mutating func error(_ message: String, at mark: Mark?) {
-        diagnostics.append(ScenarioDiagnostic(
-            file: displayPath, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message))
+        let line = max(1, mark?.line ?? 1), column = max(1, mark?.column ?? 1)
+        guard diagnostics.count < Self.maximumDiagnostics else {
+            if let first = unreported {
+                unreported = (first.count + 1, first.line, first.column)
+            } else {
+                unreported = (1, line, column)
+            }
+            return
+        }
+        diagnostics.append(ScenarioDiagnostic(file: displayPath, line: line, column: column, message: message))
+    }
+
+    /// ` (did you mean 'x'?)` when `word` is close to a candidate; words far longer than any
+    /// candidate are not compared (the comparison grows with the word's length).
+    func hint(for word: String, in candidates: [String]) -> String {
+        let longest = candidates.map(\.utf8.count).max() ?? 0
+        guard word.utf8.count <= longest + 3 else { return "" }
+        return Suggestion.hint(for: word, in: candidates)
+    }
+
+    /// User text as quoted in a message: cut when long, so one huge value cannot make a huge message.
+    func shown(_ text: some StringProtocol) -> String {
+        YAMLLimits.shown(String(text))
     }
 
     func location(_ node: Node) -> String {
@@ -53,7 +86,7 @@ struct FileCompiler {
             }
             guard allowedKeys.contains(name) else {
                 let expected = allowedKeys.map { "'\($0)'" }.joined(separator: ", ")
-                error("unknown key '\(name)' in \(what)\(Suggestion.hint(for: name, in: allowedKeys)); expected one of \(expected)", at: key)
+                error("unknown key '\(shown(name))' in \(what)\(hint(for: name, in: allowedKeys)); expected one of \(expected)", at: key)
                 continue
             }
             keyed.pairs.append((name, key, value))
@@ -71,6 +104,10 @@ struct FileCompiler {
         for (key, value) in mapping {
             guard let name = key.scalar?.string, !name.isEmpty else {
                 error("names in \(what) must be non-empty strings", at: key)
+                continue
+            }
+            guard name.utf8.count <= Self.maximumNameLength else {
+                error("names in \(what) must be at most \(Self.maximumNameLength) bytes long", at: key)
                 continue
             }
             pairs.append((name, key, value))
@@ -101,6 +138,26 @@ struct FileCompiler {
             return nil
         }
         return value
+    }
+
+    /// A whole number within `range`; otherwise a problem saying "WHAT must be EXPECTED", for a
+    /// number too large to hold as well.
+    mutating func integer(_ node: Node, what: String, in range: ClosedRange<Int>, expected: String) -> Int? {
+        guard let scalar = node.scalar, Self.isWholeNumber(scalar.string) else {
+            error("\(what) must be a whole number", at: node)
+            return nil
+        }
+        guard let value = Int(scalar.string), range.contains(value) else {
+            error("\(what) must be \(expected)", at: node)
+            return nil
+        }
+        return value
+    }
+
+    /// Decimal digits, with an optional sign.
+    static func isWholeNumber(_ text: String) -> Bool {
+        let digits = text.hasPrefix("-") || text.hasPrefix("+") ? text.utf8.dropFirst() : text.utf8[...]
+        return !digits.isEmpty && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     mutating func boolean(_ node: Node, what: String) -> Bool? {

@@ -50,12 +50,17 @@ public enum ScenarioLoader {
         for relative in listing.files {
             let display = shown == "." ? relative : shown + "/" + relative
             let full = root + "/" + relative
-            guard let bytes = BodyFileResolver.contents(of: full) else {
-                diagnostics.append(ScenarioDiagnostic(file: display, line: 1, column: 1, message: "cannot be read"))
+            let bytes: [UInt8]
+            switch readScenarioFile(full) {
+            case .success(let read): bytes = read
+            case .failure(let problem):
+                diagnostics.append(ScenarioDiagnostic(file: display, line: 1, column: 1, message: problem.message))
                 continue
             }
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                diagnostics.append(ScenarioDiagnostic(file: display, line: 1, column: 1, message: "is not UTF-8 text"))
+                let place = firstInvalidUTF8(bytes)
+                diagnostics.append(ScenarioDiagnostic(file: display, line: place.line, column: place.column,
+                                                      message: "is not UTF-8 text: byte 0x\(String(place.byte, radix: 16, uppercase: true)) cannot start or continue a character here"))
                 continue
             }
             let folder = full.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
@@ -87,6 +92,11 @@ public enum ScenarioLoader {
         for source in sources {
             var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
                                         previousCounters: previous?.cycleCounters ?? [:])
+            if let violation = YAMLLimits.check(source.text) {
+                diagnostics.append(ScenarioDiagnostic(file: source.display, line: violation.line, column: violation.column,
+                                                      message: violation.message))
+                continue
+            }
             let root: Node?
             do {
                 // The basic resolver tags nothing: scalars are typed by YAMLScalar, and the default one
@@ -107,33 +117,144 @@ public enum ScenarioLoader {
                 endpoints.append(endpoint)
             }
             counters.merge(compiler.cycleCounters) { first, _ in first }
+            // An empty node at the very end is placed on the line after the last when the text
+            // has no final line break; the problem is at the end of the last line.
+            if !compiler.diagnostics.isEmpty {
+                let end = YAMLLimits.end(of: source.text)
+                for index in compiler.diagnostics.indices where compiler.diagnostics[index].line > end.line {
+                    (compiler.diagnostics[index].line, compiler.diagnostics[index].column) = (end.line, end.column)
+                }
+            }
             // Problems are found in compile order, not file order; report them as a reader meets them.
             diagnostics += compiler.diagnostics.enumerated().sorted {
                 ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
             }.map(\.element)
+            if let unreported = compiler.unreported {
+                diagnostics.append(ScenarioDiagnostic(file: source.display, line: unreported.line, column: unreported.column,
+                    message: "\(unreported.count) more problem(s) in this file not shown (at most \(FileCompiler.maximumDiagnostics) are); the first is here"))
+            }
         }
-        guard diagnostics.isEmpty else { throw ScenarioError(diagnostics: diagnostics) }
+        guard diagnostics.isEmpty else {
+            // One line per problem, whatever text a message quotes.
+            throw ScenarioError(diagnostics: diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                diagnostic.message = YAMLLimits.oneLine(diagnostic.message)
+                return diagnostic
+            })
+        }
         return ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
     }
 
-    /// A YAML syntax error, located.
+    /// A YAML syntax error, located (line and column at least 1, whatever the parser says).
     static func yamlDiagnostic(_ error: any Error, file: String) -> ScenarioDiagnostic {
+        func located(_ line: Int, _ column: Int, _ message: String) -> ScenarioDiagnostic {
+            ScenarioDiagnostic(file: file, line: max(1, line), column: max(1, column),
+                               message: message.isEmpty ? "YAML syntax error" : message)
+        }
         guard let yamlError = error as? YamlError else {
-            return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "\(error)")
+            return located(1, 1, "\(error)")
         }
         switch yamlError {
-        case .scanner(let context, let problem, let mark, _),
-             .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, let yaml),
+             .parser(let context, let problem, let mark, let yaml),
+             .composer(let context, let problem, let mark, let yaml):
+            // At the end of a text without a final line break, libyaml counts one line more
+            // than there is; the problem is at the end of the last line.
+            let end = YAMLLimits.end(of: yaml)
+            let (line, column) = mark.line > end.line ? (end.line, end.column) : (mark.line, mark.column)
+            // libyaml has a nesting limit of its own, above `YAMLLimits.maximumDepth`, that it
+            // may reach while looking ahead, before the limit is checked.
+            if problem.hasPrefix("Maximum nesting level reached") {
+                return located(line, column, YAMLLimits.depthMessage)
+            }
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
-            return ScenarioDiagnostic(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(detail)")
+            return located(line, column, "YAML syntax: \(detail)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ScenarioDiagnostic(file: file, line: context.mark.line, column: context.mark.column,
-                message: "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in one mapping")
-        case .reader(let problem, let offset, _, _):
-            return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "YAML: \(problem)" + (offset.map { " at byte \($0)" } ?? ""))
+            return located(context.mark.line, context.mark.column,
+                "duplicate key \(duplicates.map { "'\(YAMLLimits.shown($0))'" }.joined(separator: ", ")) in one mapping")
+        case .reader(let problem, let offset, _, let yaml):
+            // The offset counts characters from the start of the text.
+            guard let offset, let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else {
+                return located(1, 1, "YAML: \(problem)")
+            }
+            let place = YAMLLimits.location(ofByte: yaml.utf8.distance(from: yaml.utf8.startIndex, to: index), in: yaml)
+            return located(place.line, place.column, "YAML: \(problem)")
         default:
-            return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "YAML: \(yamlError)")
+            return located(1, 1, "YAML: \(yamlError)")
+        }
+    }
+
+    /// Why a scenario file cannot be read.
+    struct ReadProblem: Error {
+        let message: String
+    }
+
+    /// The bytes of a scenario file. It is opened without blocking, so a FIFO named like a
+    /// scenario cannot stall a load, and read only when it is a regular file within
+    /// `YAMLLimits.maximumFileSize`.
+    static func readScenarioFile(_ path: String) -> Result<[UInt8], ReadProblem> {
+        readRegularFile(path, limit: YAMLLimits.maximumFileSize, what: "a scenario file")
+    }
+
+    /// The bytes of a regular file of at most `limit` bytes (`what` names it in messages),
+    /// opened without blocking.
+    static func readRegularFile(_ path: String, limit: Int, what: String) -> Result<[UInt8], ReadProblem> {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(ReadProblem(message: "cannot be read: not a regular file"))
+        }
+        func tooLarge(_ size: Int) -> ReadProblem {
+            ReadProblem(message: "is \(size) bytes; \(what) may be at most \(limit / (1024 * 1024)) MiB (\(limit) bytes)")
+        }
+        guard Int(info.st_size) <= limit else { return .failure(tooLarge(Int(info.st_size))) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            // The file grew while being read.
+            guard bytes.count <= limit else { return .failure(tooLarge(bytes.count)) }
+        }
+        return .success(bytes)
+    }
+
+    /// Where the first byte that is not valid UTF-8 is: its 1-based line and column (in
+    /// Unicode scalars), and its value.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> (line: Int, column: Int, byte: UInt8) {
+        var line = 1
+        var column = 1
+        var offset = 0
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                if encoded.count == 1 && encoded.first == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else {
+                    column += 1
+                }
+                offset += encoded.count
+            case .error:
+                return (line, column, bytes[offset])
+            case .emptyInput:
+                return (line, column, 0)
+            }
         }
     }
 

@@ -2,9 +2,12 @@
 enum Suggestion {
     /// The closest candidate to `word`, when it is close enough to be a likely typo.
     static func closest(to word: String, in candidates: [String]) -> String? {
+        // A likely typo is short, and within 3 edits, so within 3 characters of the candidate's
+        // length; anything else would cost a full comparison for nothing.
+        guard word.utf8.count <= 64 else { return nil }
         let lowered = word.lowercased()
         var best: (String, Int)?
-        for candidate in candidates {
+        for candidate in candidates where abs(candidate.count - lowered.count) <= 3 {
             let distance = editDistance(Array(lowered), Array(candidate.lowercased()))
             if distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
         }

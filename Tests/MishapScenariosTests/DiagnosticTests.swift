@@ -611,6 +611,31 @@ struct DiagnosticTests {
                containing: ["body file 'files/sub' cannot be read"])
     }
 
+    @Test("A body file over 64 MiB, and a FIFO named as a body file, are refused without reading them")
+    func bodyFileTooLargeOrNotRegular() throws {
+        let folder = try TemporaryFolder()
+        try folder.makeFolder("files")
+        // Sparse: the size is there, the bytes are not.
+        let big = open(folder.path + "/files/big.bin", O_WRONLY | O_CREAT, 0o644)
+        try #require(big >= 0)
+        #expect(ftruncate(big, off_t(64 * 1024 * 1024 + 1)) == 0)
+        close(big)
+        #expect(mkfifo(folder.path + "/files/pipe.json", 0o644) == 0)
+        try folder.write("scenario.yaml", """
+            endpoints:
+              - endpoint: GET /big
+                rules: [{ name: a, respond: { file: files/big.bin } }]
+              - endpoint: GET /pipe
+                rules: [{ name: b, respond: { file: files/pipe.json } }]
+            """)
+        let found = diagnostics(ofDirectory: folder.path)
+        try #require(found.count == 2, "\(found)")
+        expect(found[0], file: folder.path + "/scenario.yaml", line: 3, column: 41,
+               containing: ["body file 'files/big.bin' is 67108865 bytes; a body file may be at most 64 MiB"])
+        expect(found[1], file: folder.path + "/scenario.yaml", line: 5, column: 41,
+               containing: ["body file 'files/pipe.json' cannot be read: not a regular file"])
+    }
+
     // MARK: Several problems
 
     @Test("Every problem of one file is reported, in file order")

@@ -1,0 +1,222 @@
+// libyaml's event parser, which Yams is built on: reading the events alone, without building a
+// tree, is how a file's cost is measured before Yams composes it.
+import CYaml
+
+/// Limits a scenario file must stay within before it is composed into a tree, so that no file,
+/// however written, can exhaust the stack, the memory or the time of whoever loads it.
+///
+/// Composing and compiling are linear in a file's size except in two ways, both bounded here:
+/// nesting (the composer and the compiler recurse once per level) and aliases (`*name` stands
+/// for the whole node anchored as `&name`, so ten levels of ten aliases each stand for ten
+/// billion values, although the tree shares them: every walk over it visits them all, and so
+/// does hashing a mapping's keys while composing).
+enum YAMLLimits {
+    /// The largest scenario file read, in bytes.
+    static let maximumFileSize = 16 * 1024 * 1024
+    /// The deepest nesting of lists and mappings.
+    static let maximumDepth = 256
+    /// How many values aliases may repeat in one file, counted at their full size, plus the
+    /// values of keys that are lists or mappings (each is hashed whole while composing).
+    static let maximumRepeatedValues = 1_000_000
+
+    static let depthMessage = "nesting deeper than \(maximumDepth) levels of lists and mappings"
+
+    /// A limit exceeded, or a character YAML does not allow, with its 1-based place.
+    struct Violation: Equatable {
+        var line: Int
+        var column: Int
+        var message: String
+    }
+
+    /// The first limit `text` goes beyond, in file order; nil when it stays within them all.
+    /// Syntax errors are left to the composer, which reports them the same way whether or not
+    /// this ran first; characters YAML does not allow are reported here, with their place.
+    static func check(_ text: String) -> Violation? {
+        let size = text.utf8.count
+        if size > maximumFileSize {
+            return Violation(line: 1, column: 1,
+                             message: "the file is \(size) bytes; a scenario file may be at most \(maximumFileSize / (1024 * 1024)) MiB (\(maximumFileSize) bytes)")
+        }
+        if let result = text.utf8.withContiguousStorageIfAvailable({ scan($0, text: text) }) {
+            return result
+        }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { scan($0, text: text) }
+    }
+
+    /// A collection being read: what the running count was when it started, its anchor, how
+    /// many nodes it holds so far (a mapping alternates keys and values), and how deeply nested
+    /// the deepest of them is.
+    private struct Open {
+        var start: Int
+        var anchor: String?
+        var isMapping: Bool
+        var children = 0
+        var height = 0
+    }
+
+    /// What an anchor stands for: how many nodes, and how many levels of collections.
+    private struct Anchored {
+        var size: Int
+        var height: Int
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, text: String) -> Violation? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        yaml_parser_set_input_string(&parser, bytes.baseAddress, bytes.count)
+
+        var stack: [Open] = []
+        // Nodes of the document as composed, each alias counted at the size of what it stands for.
+        var composed = 0
+        // Nodes repeated by aliases, plus nodes of keys that are lists or mappings.
+        var repeated = 0
+        var anchored: [String: Anchored] = [:]
+
+        func anchor(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            pointer.map { String(cString: $0) }
+        }
+        /// Records a complete node: what its anchor stands for, and its cost when it is a key.
+        func finish(size: Int, height: Int, anchor: String?) -> Bool {
+            if let anchor { anchored[anchor] = Anchored(size: size, height: height) }
+            guard let parent = stack.indices.last else { return true }
+            let isKey = stack[parent].isMapping && stack[parent].children % 2 == 0
+            stack[parent].children += 1
+            stack[parent].height = max(stack[parent].height, height)
+            if isKey && size > 1 {
+                repeated += size
+                return repeated <= maximumRepeatedValues
+            }
+            return true
+        }
+
+        while true {
+            var event = yaml_event_t()
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                guard parser.error == YAML_READER_ERROR else { return nil }
+                let place = location(ofByte: Int(parser.problem_offset), in: text)
+                let character = parser.problem_value >= 0 ? " (U+\(hex(parser.problem_value)))" : ""
+                let problem = parser.problem.map { String(cString: $0) } ?? "unreadable text"
+                return Violation(line: place.line, column: place.column, message: "YAML: \(problem)\(character)")
+            }
+            defer { yaml_event_delete(&event) }
+            let line = Int(event.start_mark.line) + 1
+            let column = Int(event.start_mark.column) + 1
+
+            switch event.type {
+            case YAML_SCALAR_EVENT:
+                composed += 1
+                if !finish(size: 1, height: 0, anchor: anchor(event.data.scalar.anchor)) {
+                    return keyViolation(line: line, column: column)
+                }
+            case YAML_ALIAS_EVENT:
+                let name = anchor(event.data.alias.anchor) ?? ""
+                // An undefined alias is the composer's to report.
+                let target = anchored[name] ?? Anchored(size: 1, height: 0)
+                composed += target.size
+                repeated += target.size
+                if repeated > maximumRepeatedValues {
+                    return Violation(line: line, column: column,
+                                     message: "alias '*\(shown(name))' brings the values repeated by aliases past \(maximumRepeatedValues); a scenario file may repeat at most \(maximumRepeatedValues) through aliases")
+                }
+                // What an alias stands for is nested where the alias is: walks over the tree go
+                // that deep, although the text does not.
+                if stack.count + target.height > maximumDepth {
+                    return Violation(line: line, column: column,
+                                     message: "alias '*\(shown(name))' makes the \(depthMessage)")
+                }
+                if !finish(size: target.size, height: target.height, anchor: nil) {
+                    return keyViolation(line: line, column: column)
+                }
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                guard stack.count < maximumDepth else {
+                    return Violation(line: line, column: column, message: depthMessage)
+                }
+                let isMapping = event.type == YAML_MAPPING_START_EVENT
+                let name = isMapping ? anchor(event.data.mapping_start.anchor) : anchor(event.data.sequence_start.anchor)
+                stack.append(Open(start: composed, anchor: name, isMapping: isMapping))
+                composed += 1
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                guard let open = stack.popLast() else { return nil }
+                if !finish(size: composed - open.start, height: open.height + 1, anchor: open.anchor) {
+                    return keyViolation(line: line, column: column)
+                }
+            case YAML_DOCUMENT_END_EVENT, YAML_STREAM_END_EVENT:
+                // A second document is the composer's to report; only the first is composed.
+                return nil
+            default:
+                break
+            }
+        }
+    }
+
+    private static func keyViolation(line: Int, column: Int) -> Violation {
+        Violation(line: line, column: column,
+                  message: "keys that are lists or mappings hold more than \(maximumRepeatedValues) values in all; keys in scenario files are names")
+    }
+
+    /// The 1-based line and column (in Unicode scalars) of the byte at `offset`, lines broken
+    /// as libyaml breaks them: at `\n`, `\r\n`, `\r`, NEL and the Unicode line and paragraph
+    /// separators.
+    static func location(ofByte offset: Int, in text: String) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        var previous: Unicode.Scalar?
+        var consumed = 0
+        for scalar in text.unicodeScalars {
+            guard consumed < offset else { break }
+            consumed += UTF8.width(scalar)
+            switch scalar {
+            case "\n" where previous == "\r":
+                break
+            case "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}":
+                line += 1
+                column = 1
+            default:
+                column += 1
+            }
+            previous = scalar
+        }
+        return (line, column)
+    }
+
+    /// Where `text` ends: its last line, and the column just past that line's last character.
+    static func end(of text: String) -> (line: Int, column: Int) {
+        location(ofByte: text.utf8.count, in: text)
+    }
+
+    private static func hex(_ value: Int32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// `text` as a message quotes it: cut to `limit` characters, and on one line.
+    static func shown(_ text: String, limit: Int = 80) -> String {
+        let cut = text.utf8.count > limit ? String(text.prefix(limit)) + "…" : text
+        return oneLine(cut)
+    }
+
+    /// `text` with line breaks and other control characters written as escapes (`\n`), so a
+    /// problem stays on the one line `file:line:column: message` gives it.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where isControl(scalar): result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// C0 and C1 controls, and the Unicode line and paragraph separators.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+}
