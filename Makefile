@@ -34,14 +34,18 @@ run: release
 	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
 
 ## test: build and run every test (after a brief smoke pass of the benchmark harness and the image
-## check). The tests that start processes run on their own: Foundation's Process.run can crash
-## in a test process holding thousands of sockets (the in-process server tests, all at once).
+## check), in three runs. The tests that start processes run on their own: Foundation's
+## Process.run can crash in a test process holding thousands of sockets (the in-process server
+## tests, all at once). The fuzzers run last and alone: they keep both cores busy for several
+## seconds, which would starve the tests that measure delays.
+FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
 test: deps
 	$(MAKE) bench-smoke
 	$(MAKE) image-check
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip MishapCLITests
-	$(SWIFT) test --skip-build --filter MishapCLITests
+	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
+	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
+	$(SWIFT) test --skip-build --filter "$(FUZZ_TESTS)"
 
 ## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
