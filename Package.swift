@@ -68,15 +68,25 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine"]),
-        .testTarget(name: "MishapScenariosTests", dependencies: ["MishapScenarios", "MishapEngine"]),
+        // What the fuzz and random tests share: a seeded generator, a scenario corpus and its
+        // mutations. Test code only, in no product.
+        .target(name: "MishapFuzzSupport", path: "Tests/MishapFuzzSupport"),
+
+        .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapFuzzSupport"]),
+        .testTarget(
+            name: "MishapScenariosTests",
+            dependencies: ["MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
+        ),
         .testTarget(
             name: "MishapServerTests",
             dependencies: ["MishapServer", "MishapScenarios", "MishapEngine"]
         ),
-        .testTarget(name: "MishapServiceTests", dependencies: ["MishapService", "MishapServer", "MishapScenarios", "MishapEngine"]),
+        .testTarget(
+            name: "MishapServiceTests",
+            dependencies: ["MishapService", "MishapServer", "MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
+        ),
         .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting"]),
         // Runs the built `mishap` binary as a process (make test builds it first).
-        .testTarget(name: "MishapCLITests"),
+        .testTarget(name: "MishapCLITests", dependencies: ["MishapFuzzSupport"]),
     ]
 )

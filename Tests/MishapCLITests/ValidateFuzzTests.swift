@@ -1,264 +1,17 @@
 import Foundation
+import MishapFuzzSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// MARK: - The fuzz corpus
-//
-// The same corpus and mutations as Tests/MishapScenariosTests/LoaderFuzzTests.swift (this target
-// runs the binary and cannot import the test code of another).
-
-/// SplitMix64: small, fast and seedable, so any fuzz case can be replayed from its number.
-struct ValidateFuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
-
-/// Valid scenario texts using every feature of the format, and the mutations applied to them.
-enum ValidateFuzzCorpus {
-    static let everything = """
-        endpoints:
-          - endpoint: GET /users/{id}/items/*
-            rules:
-              - name: maintenance
-                when: { query: { mode: maintenance } }
-                cycle:
-                  - { status: 503, headers: { Retry-After: "{{now+30s}}" }, json: { error: true, id: "{{path.id}}" } }
-                  - pass
-              - name: slow
-                when:
-                  - { headers: { X-Speed: [slow, slower] } }
-                  - { query: { slow: { present: true } } }
-                chance: 0.5
-                respond:
-                  delay: { min: 10, max: 2s }
-                  text: "slow {{request.method}} {{request.path}}"
-              - name: trickle
-                when: { query: { q: { minLength: 2, maxLength: 10, not: { prefix: x } } } }
-                respond: { dribble: { chunks: 5, duration: 50ms }, base64: "aGVsbG8=", contentType: application/x-test }
-              - name: broken
-                when: { query: { q: { matches: "^(a+)+$" } } }
-                respond: { fault: reset, delay: 5 }
-              - name: hang
-                when: { headers: { X-Hang: { equals: "yes" } } }
-                respond: { hang: true }
-              - name: fallback
-                respond: { status: 200, json: { ok: true, n: 1.5, list: [1, "two", null, false], nested: { a: { b: "{{query.q}}" } } } }
-          - endpoint: POST /login
-            rules:
-              - name: malformed
-                when: { malformedBody: true }
-                respond: { status: 400, text: bad }
-              - name: login
-                when: { body: { user.email: { suffix: "@x.com", contains: "@" }, password: { length: 8 } } }
-                respond: { status: 201, headers: { Set-Cookie: "s={{body.user.email}}" }, json: { token: abc } }
-              - name: other
-                when: { body: { email: { oneOf: [a, b] }, password: { absent: false } } }
-                respond: { status: 404, json: { error: "no {{body.email}}" } }
-        """
-
-    static let anchors = """
-        endpoint: ANY /anchors
-        rules:
-          - name: flaky
-            cycle:
-              - &down { status: 500, headers: { Retry-After: "1" }, json: { error: true } }
-              - *down
-              - pass
-          - name: ok
-            respond: { json: { steps: [*down, *down] } }
-        """
-
-    static let json = """
-        {"endpoint": "PUT /json/{name}", "rules": [
-          {"name": "named", "when": {"path": {"name": {"oneOf": ["a", "b"]}}}, "respond": {"status": 202, "json": {"name": "{{path.name}}"}}},
-          {"name": "truncated", "respond": {"fault": "truncate-chunked", "text": "abc"}}
-        ]}
-        """
-
-    static let faults = """
-        endpoints:
-          - endpoint: DELETE /faults/{kind}
-            rules:
-              - { name: reset, when: { path: { kind: reset } }, respond: { fault: reset } }
-              - { name: close, when: { path: { kind: close } }, respond: { fault: close, delay: 1 } }
-              - { name: garbage, when: { path: { kind: garbage } }, respond: { fault: garbage, text: "not http" } }
-              - { name: truncate, when: { path: { kind: truncate } }, respond: { fault: truncate, json: [1, 2, 3] } }
-              - { name: chunked, when: { path: { kind: chunked } }, respond: { fault: truncate-chunked, text: abc } }
-              - { name: mismatch, when: { path: { kind: mismatch } }, respond: { fault: content-length-mismatch, text: abcdef } }
-              - { name: absent, when: { query: { x: { absent: true } } }, respond: { status: 418, headers: { X-A: "{{headers.X-B}}", Expires: "{{now-60s}}" } } }
-          - endpoint: OPTIONS /
-            rules:
-              - name: options
-                respond:
-                  status: 200
-                  headers:
-                    Allow: GET, POST
-                  text: |
-                    multi
-                    line {{query.x}}
-        """
-
-    /// The repository's scenario files, then the inline texts.
-    static func bases() -> [String] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: Paths.scenarios)) ?? [])
-            .filter { $0.hasSuffix(".yaml") }.sorted()
-        return files.compactMap { try? String(contentsOfFile: Paths.scenarios + "/" + $0, encoding: .utf8) }
-            + [everything, anchors, json, faults]
-    }
-
-    static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
-
-    /// `text` with every endpoint moved under `/PREFIX/`, so files of one folder do not clash.
-    static func prefixingPaths(_ text: String, with prefix: String) -> String {
-        methods.reduce(text) { $0.replacingOccurrences(of: "\($1) /", with: "\($1) /\(prefix)/") }
-    }
-
-    static let scalars: [String] = [
-        "0", "-1", "99", "100", "599", "600", "18446744073709551616", "-9223372036854775809", "9223372036854775807",
-        "1e999", "-1e999", "1e308", "1e-400", "0.5", "1.5", "-0.0", ".5", "NaN", "nan", ".nan", ".inf", "-.inf", "0x1F", "0o17",
-        "", "~", "null", "true", "false", "yes", "[]", "{}", "''", "\"\"", "[1, [2, [3]]]", "{ a: 1 }",
-        String(repeating: "x", count: 10_000), String(repeating: "{{", count: 50), "\"\(String(repeating: "é", count: 3000))\"",
-        "5s", "-1ms", "1.5s", "0ms", "99999999999h", "1e308ms", "1e308s", "-0s", "ms", "s", "86400001",
-        "\"{{now+99999999999999999999s}}\"", "\"{{now-9223372036854775808s}}\"", "\"{{now+315360000s}}\"", "\"{{now}}\"",
-        "\"{{\"", "\"{{query.}}\"", "\"{{body.a..b}}\"", "\"{{headers.X}}\"", "\"{{nope}}\"", "\"\\u0000\"", "\"a\\nb\"",
-        "*a", "&a x", "&a [*a]", "!!binary aGVsbG8=", "!!str 5", "!!int x", "!custom x",
-        "reset", "close", "garbage", "truncate", "truncate-chunked", "content-length-mismatch", "explode",
-        "GET /a/{x}/*", "GET /*/x", "BREW /", "GET", "get /lower", "GET /{}", "GET /a b",
-        "pass", "(a+)+$", "\"[\"", "\"(?<=a)b\"", "\"\\\\\"", "{ min: 5, max: 1 }", "{ chunks: 0, duration: 1s }",
-        "{ chunks: 18446744073709551616, duration: 315360000000 }", "[pass]", "[pass, pass]", "\"\u{202E}\"", "'''", "|", ">-",
-        "files/captive-portal.html", "../outside.txt", "/etc/hostname", "files/missing.html",
-    ]
-
-    static let keys: [String] = [
-        "endpoint", "rules", "endpoints", "name", "when", "chance", "respond", "cycle",
-        "status", "headers", "json", "text", "base64", "file", "contentType", "delay", "hang", "dribble", "fault",
-        "query", "body", "path", "malformedBody", "equals", "oneOf", "absent", "present", "empty", "length",
-        "minLength", "maxLength", "matches", "prefix", "suffix", "contains", "not",
-        "min", "max", "chunks", "duration", "stauts", "x-extra", "<<", "Content-Length", "Retry-After", "", "\"\"", "? a", "[k]",
-    ]
-
-    static let fragments: [String] = [
-        "{", "[", "}", "]", ",", ": ", "- ", "? ", "&a ", "*a", "*a ", "!!binary ", "<<: *x", "---\n", "...\n", "\u{FEFF}",
-        "\u{0}", "\t", "#", "'", "\"", "|\n", ">\n", "%YAML 1.1\n", "!!str ", "&a [*a]", "\r", "\r\n", "\u{85}", "\u{2028}",
-        "*undefined", "&b &c ", "!<tag:yaml.org,2002:str> ", "@", "`", "%", "\\",
-    ]
-
-    static func mutate(_ base: [UInt8], _ random: inout ValidateFuzzRandom) -> [UInt8] {
-        var bytes = base
-        let count = random.below(3) == 0 ? 2 + random.below(3) : 1
-        for _ in 0..<count {
-            bytes = mutateOnce(bytes, &random)
-        }
-        return bytes
-    }
-
-    private static func mutateOnce(_ bytes: [UInt8], _ random: inout ValidateFuzzRandom) -> [UInt8] {
-        let newline = UInt8(ascii: "\n")
-        var lines = bytes.split(separator: newline, omittingEmptySubsequences: false).map(Array.init)
-        func joined() -> [UInt8] { Array(lines.joined(separator: [newline])) }
-        let line = random.below(lines.count)
-        switch random.below(12) {
-        case 0:
-            guard !bytes.isEmpty else { return bytes }
-            var changed = bytes
-            let index = random.below(bytes.count)
-            if random.below(2) == 0 {
-                changed[index] ^= 1 << UInt8(random.below(8))
-            } else {
-                changed[index] = UInt8(random.below(256))
-            }
-            return changed
-        case 1:
-            lines.remove(at: line)
-            if lines.isEmpty { lines = [[]] }
-        case 2:
-            lines.insert(lines[line], at: line)
-        case 3:
-            lines.swapAt(line, random.below(lines.count))
-        case 4:
-            let leading = lines[line].prefix(while: { $0 == UInt8(ascii: " ") }).count
-            switch random.below(3) {
-            case 0: lines[line].insert(contentsOf: Array(repeating: UInt8(ascii: " "), count: 1 + random.below(4)), at: 0)
-            case 1: lines[line].removeFirst(min(leading, 1 + random.below(4)))
-            default: lines[line].insert(UInt8(ascii: "\t"), at: random.below(leading + 1))
-            }
-        case 5, 6:
-            var starts: [Int] = []
-            for (index, byte) in lines[line].enumerated().dropLast()
-            where (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")) && lines[line][index + 1] == UInt8(ascii: " ") {
-                starts.append(index + 2)
-            }
-            guard !starts.isEmpty else { return bytes }
-            let start = random.pick(starts)
-            let stops: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")]
-            let end = lines[line][start...].firstIndex(where: { stops.contains($0) }) ?? lines[line].endIndex
-            lines[line].replaceSubrange(start..<end, with: Array(random.pick(scalars).utf8))
-        case 7:
-            let indent = lines[line].prefix(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") })
-            let entry = Array(indent) + Array("\(random.pick(keys)): \(random.pick(scalars))".utf8)
-            lines.insert(entry, at: random.below(lines.count + 1))
-        case 8:
-            var changed = bytes
-            changed.insert(contentsOf: Array(random.pick(fragments).utf8), at: random.below(bytes.count + 1))
-            return changed
-        case 9:
-            return Array(bytes.prefix(random.below(bytes.count + 1)))
-        case 10:
-            guard let colon = lines[line].firstIndex(of: UInt8(ascii: ":")) else { return bytes }
-            let start = lines[line][..<colon].lastIndex(where: { !isWordByte($0) }).map { $0 + 1 } ?? 0
-            lines[line].replaceSubrange(start..<colon, with: Array(random.pick(keys).utf8))
-        default:
-            switch random.below(4) {
-            case 0: return Array("\u{FEFF}".utf8) + bytes
-            case 1: return Array("--- ".utf8) + bytes
-            case 2: return bytes + Array("\n---\n".utf8) + bytes
-            default: lines.insert(lines[random.below(lines.count)], at: random.below(lines.count + 1))
-            }
-        }
-        return joined()
-    }
-
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        byte >= 0x80 || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
-
-    /// The most lines a YAML reader can count in `bytes` (`\n`, `\r`, NEL, LS and PS break lines).
-    static func maximumLine(_ bytes: [UInt8]) -> Int {
-        var lines = 1
-        for index in bytes.indices {
-            switch bytes[index] {
-            case 0x0A, 0x0D: lines += 1
-            case 0x85 where index > 0 && bytes[index - 1] == 0xC2: lines += 1
-            case 0xA8...0xA9 where index > 1 && bytes[index - 1] == 0x80 && bytes[index - 2] == 0xE2: lines += 1
-            default: break
-            }
-        }
-        return lines
-    }
-}
-
-// MARK: - Tests
-
 /// `mishap validate` on mutated and pathological scenario files: it always exits 0 or 1, in
 /// time, and prints every problem as `file:line:column: message`.
 @Suite("mishap validate fuzzing")
 struct ValidateFuzzTests {
+    /// The corpus's mutations, with paths of body files among the values.
+    static let mutator = ScenarioMutator(scalars: ScenarioMutator.standardScalars + ScenarioMutator.fileScalars)
+
     /// A folder to validate: its path, and the most lines each of its files can have.
     struct Folder: Sendable {
         let path: String
@@ -275,7 +28,7 @@ struct ValidateFuzzTests {
             }
         }
         return Folder(path: path, maximumLines: Dictionary(uniqueKeysWithValues: files.map {
-            ($0.name, ValidateFuzzCorpus.maximumLine($0.bytes))
+            ($0.name, ScenarioCorpus.maximumLine($0.bytes))
         }))
     }
 
@@ -350,17 +103,17 @@ struct ValidateFuzzTests {
     @Test("640 mutated files in 80 folders: exit 0 or 1, every problem located", .timeLimit(.minutes(3)))
     func mutationCorpus() async throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["MISHAP_FUZZ_SEED"].flatMap { Int($0) } ?? 0x5EED)
-        let bases = ValidateFuzzCorpus.bases()
+        let bases = ScenarioCorpus.bases(scenarios: Paths.scenarios)
         let portal = try Data(contentsOf: URL(fileURLWithPath: Paths.scenarios + "/files/captive-portal.html"))
         let parent = try TemporaryFolder()
         var folders: [Folder] = []
         for index in 0..<80 {
-            var random = ValidateFuzzRandom(seed: seed &+ UInt64(index) &* 0x1_0000_0001)
+            var random = SeededRandom(seed: seed &+ UInt64(index) &* 0x1_0000_0001)
             // Odd folders change one file of eight and may stay valid; even ones change all eight.
             let files = (0..<8).map { number -> (name: String, bytes: [UInt8]) in
-                let base = Array(ValidateFuzzCorpus.prefixingPaths(random.pick(bases), with: "f\(number)").utf8)
+                let base = Array(ScenarioCorpus.prefixingPaths(random.pick(bases), with: "f\(number)").utf8)
                 let changed = index % 2 == 0 || number == 0
-                return ("case\(number).yaml", changed ? ValidateFuzzCorpus.mutate(base, &random) : base)
+                return ("case\(number).yaml", changed ? Self.mutator.mutate(base, &random) : base)
             }
             let folder = try Self.folder("folder\(index)", in: parent, files: files)
             try FileManager.default.createDirectory(atPath: folder.path + "/files", withIntermediateDirectories: true)

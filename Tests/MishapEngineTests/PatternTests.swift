@@ -1,3 +1,4 @@
+import MishapFuzzSupport
 import Testing
 @testable import MishapEngine
 
@@ -52,7 +53,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(3)))
     func agreesWithSwiftRegexOnRandomPatterns() throws {
-        var random = SplitMix64(seed: 0x6D69_7368_6170)
+        var random = SeededRandom(seed: 0x6D69_7368_6170)
         var mismatches: [String] = []
         var pairs = 0
         while pairs < 12_000 {
@@ -245,25 +246,6 @@ import Testing
 
 // MARK: Random patterns
 
-/// A small, seeded generator (SplitMix64), so the random cases are the same on every run.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
-}
-
 /// Small patterns in the supported syntax over a small alphabet, without nested quantifiers (so
 /// Swift's backtracking engine stays fast on them), and subjects over the same alphabet.
 enum RandomPattern {
@@ -276,28 +258,28 @@ enum RandomPattern {
     static let subjectPieces = ["a", "b", "c", "A", "B", "-", ".", " ", "é", "e\u{301}", "1", "_", "\n", "\r\n", "😀", "ß",
                                 "SS", "٣", "É", "x"]
 
-    static func make(_ random: inout SplitMix64) -> String {
-        var source = random.below(6) == 0 ? "(?i)" : ""
+    static func make(_ random: inout SeededRandom) -> String {
+        var source = random.remainder(6) == 0 ? "(?i)" : ""
         source += sequence(&random, depth: 0)
-        if random.below(4) == 0 { source += "|" + sequence(&random, depth: 0) }
+        if random.remainder(4) == 0 { source += "|" + sequence(&random, depth: 0) }
         return source
     }
 
-    static func subject(_ random: inout SplitMix64) -> String {
-        (0..<random.below(9)).map { _ in random.pick(subjectPieces) }.joined()
+    static func subject(_ random: inout SeededRandom) -> String {
+        (0..<random.remainder(9)).map { _ in random.pickByRemainder(subjectPieces) }.joined()
     }
 
-    private static func sequence(_ random: inout SplitMix64, depth: Int) -> String {
+    private static func sequence(_ random: inout SeededRandom, depth: Int) -> String {
         var source = ""
-        for _ in 0..<(1 + random.below(4)) {
-            switch random.below(10) {
+        for _ in 0..<(1 + random.remainder(4)) {
+            switch random.remainder(10) {
             case 0 where depth == 0:
                 // A group of unquantified atoms, itself maybe quantified.
-                var inner = (0..<(1 + random.below(3))).map { _ in atom(&random) }.joined()
-                if random.below(2) == 0 { inner += "|" + atom(&random) }
-                source += random.pick(["(", "(?:", "(?i:"]) + inner + ")" + quantifier(&random)
+                var inner = (0..<(1 + random.remainder(3))).map { _ in atom(&random) }.joined()
+                if random.remainder(2) == 0 { inner += "|" + atom(&random) }
+                source += random.pickByRemainder(["(", "(?:", "(?i:"]) + inner + ")" + quantifier(&random)
             case 1:
-                source += random.pick(anchors)
+                source += random.pickByRemainder(anchors)
             default:
                 source += atom(&random) + quantifier(&random)
             }
@@ -305,18 +287,18 @@ enum RandomPattern {
         return source
     }
 
-    private static func quantifier(_ random: inout SplitMix64) -> String {
-        random.below(3) == 0 ? random.pick(quantifiers) : ""
+    private static func quantifier(_ random: inout SeededRandom) -> String {
+        random.remainder(3) == 0 ? random.pickByRemainder(quantifiers) : ""
     }
 
-    private static func atom(_ random: inout SplitMix64) -> String {
-        switch random.below(8) {
+    private static func atom(_ random: inout SeededRandom) -> String {
+        switch random.remainder(8) {
         case 0: return "."
-        case 1: return random.pick(escapes)
+        case 1: return random.pickByRemainder(escapes)
         case 2:
-            let members = (0..<(1 + random.below(3))).map { _ in random.pick(classMembers) }.joined()
-            return "[" + (random.below(3) == 0 ? "^" : "") + members + "]"
-        default: return random.pick(literals)
+            let members = (0..<(1 + random.remainder(3))).map { _ in random.pickByRemainder(classMembers) }.joined()
+            return "[" + (random.remainder(3) == 0 ? "^" : "") + members + "]"
+        default: return random.pickByRemainder(literals)
         }
     }
 }

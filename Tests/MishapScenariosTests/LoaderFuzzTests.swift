@@ -1,265 +1,20 @@
 import Foundation
 import MishapEngine
+import MishapFuzzSupport
 @testable import MishapScenarios
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// MARK: - The fuzz corpus
+// MARK: - Checks of the fuzz cases
 
-/// SplitMix64: small, fast and seedable, so any fuzz case can be replayed from its number.
-struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
-
-/// Valid scenario texts that between them use every feature of the format, and the mutations
-/// the fuzz tests apply to them.
-enum FuzzCorpus {
-    /// Two endpoints with cycles, sessions, `chance`, delays, dribbles, faults, hangs,
-    /// placeholders, every kind of condition, and json, text and base64 bodies.
-    static let everything = """
-        endpoints:
-          - endpoint: GET /users/{id}/items/*
-            rules:
-              - name: maintenance
-                when: { query: { mode: maintenance } }
-                cycle:
-                  - { status: 503, headers: { Retry-After: "{{now+30s}}" }, json: { error: true, id: "{{path.id}}" } }
-                  - pass
-              - name: slow
-                when:
-                  - { headers: { X-Speed: [slow, slower] } }
-                  - { query: { slow: { present: true } } }
-                chance: 0.5
-                respond:
-                  delay: { min: 10, max: 2s }
-                  text: "slow {{request.method}} {{request.path}}"
-              - name: trickle
-                when: { query: { q: { minLength: 2, maxLength: 10, not: { prefix: x } } } }
-                respond: { dribble: { chunks: 5, duration: 50ms }, base64: "aGVsbG8=", contentType: application/x-test }
-              - name: broken
-                when: { query: { q: { matches: "^(a+)+$" } } }
-                respond: { fault: reset, delay: 5 }
-              - name: hang
-                when: { headers: { X-Hang: { equals: "yes" } } }
-                respond: { hang: true }
-              - name: fallback
-                respond: { status: 200, json: { ok: true, n: 1.5, list: [1, "two", null, false], nested: { a: { b: "{{query.q}}" } } } }
-          - endpoint: POST /login
-            rules:
-              - name: malformed
-                when: { malformedBody: true }
-                respond: { status: 400, text: bad }
-              - name: login
-                when: { body: { user.email: { suffix: "@x.com", contains: "@" }, password: { length: 8 } } }
-                respond: { status: 201, headers: { Set-Cookie: "s={{body.user.email}}" }, json: { token: abc } }
-              - name: other
-                when: { body: { email: { oneOf: [a, b] }, password: { absent: false } } }
-                respond: { status: 404, json: { error: "no {{body.email}}" } }
-        """
-
-    /// A cycle written once and repeated through an alias.
-    static let anchors = """
-        endpoint: ANY /anchors
-        rules:
-          - name: flaky
-            cycle:
-              - &down { status: 500, headers: { Retry-After: "1" }, json: { error: true } }
-              - *down
-              - pass
-          - name: ok
-            respond: { json: { steps: [*down, *down] } }
-        """
-
-    /// JSON syntax, which is YAML too.
-    static let json = """
-        {"endpoint": "PUT /json/{name}", "rules": [
-          {"name": "named", "when": {"path": {"name": {"oneOf": ["a", "b"]}}}, "respond": {"status": 202, "json": {"name": "{{path.name}}"}}},
-          {"name": "truncated", "respond": {"fault": "truncate-chunked", "text": "abc"}}
-        ]}
-        """
-
-    /// Every fault, headers in block style, a block scalar body.
-    static let faults = """
-        endpoints:
-          - endpoint: DELETE /faults/{kind}
-            rules:
-              - { name: reset, when: { path: { kind: reset } }, respond: { fault: reset } }
-              - { name: close, when: { path: { kind: close } }, respond: { fault: close, delay: 1 } }
-              - { name: garbage, when: { path: { kind: garbage } }, respond: { fault: garbage, text: "not http" } }
-              - { name: truncate, when: { path: { kind: truncate } }, respond: { fault: truncate, json: [1, 2, 3] } }
-              - { name: chunked, when: { path: { kind: chunked } }, respond: { fault: truncate-chunked, text: abc } }
-              - { name: mismatch, when: { path: { kind: mismatch } }, respond: { fault: content-length-mismatch, text: abcdef } }
-              - { name: absent, when: { query: { x: { absent: true } } }, respond: { status: 418, headers: { X-A: "{{headers.X-B}}", Expires: "{{now-60s}}" } } }
-          - endpoint: OPTIONS /
-            rules:
-              - name: options
-                respond:
-                  status: 200
-                  headers:
-                    Allow: GET, POST
-                  text: |
-                    multi
-                    line {{query.x}}
-        """
-
-    static let inline = [everything, anchors, json, faults]
-
-    /// The texts mutated: the repository's scenario files, then the inline ones.
-    static func bases(scenarios directory: String) -> [String] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasSuffix(".yaml") }.sorted()
-        return files.compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) } + inline
-    }
-
-    /// Values put where scalars were: other types, extremes, YAML syntax.
-    static let scalars: [String] = [
-        "0", "-1", "99", "100", "599", "600", "18446744073709551616", "-9223372036854775809", "9223372036854775807",
-        "1e999", "-1e999", "1e308", "1e-400", "0.5", "1.5", "-0.0", ".5", "NaN", "nan", ".nan", ".inf", "-.inf", "0x1F", "0o17",
-        "", "~", "null", "true", "false", "yes", "[]", "{}", "''", "\"\"", "[1, [2, [3]]]", "{ a: 1 }",
-        String(repeating: "x", count: 10_000), String(repeating: "{{", count: 50), "\"\(String(repeating: "é", count: 3000))\"",
-        "5s", "-1ms", "1.5s", "0ms", "99999999999h", "1e308ms", "1e308s", "-0s", "ms", "s", "86400001",
-        "\"{{now+99999999999999999999s}}\"", "\"{{now-9223372036854775808s}}\"", "\"{{now+315360000s}}\"", "\"{{now}}\"",
-        "\"{{\"", "\"{{query.}}\"", "\"{{body.a..b}}\"", "\"{{headers.X}}\"", "\"{{nope}}\"", "\"\\u0000\"", "\"a\\nb\"",
-        "*a", "&a x", "&a [*a]", "!!binary aGVsbG8=", "!!str 5", "!!int x", "!custom x",
-        "reset", "close", "garbage", "truncate", "truncate-chunked", "content-length-mismatch", "explode",
-        "GET /a/{x}/*", "GET /*/x", "BREW /", "GET", "get /lower", "GET /{}", "GET /a b",
-        "pass", "(a+)+$", "\"[\"", "\"(?<=a)b\"", "\"\\\\\"", "{ min: 5, max: 1 }", "{ chunks: 0, duration: 1s }",
-        "{ chunks: 18446744073709551616, duration: 315360000000 }", "[pass]", "[pass, pass]", "\"\u{202E}\"", "'''", "|", ">-",
-    ]
-
-    /// Keys of the schema, misspelt keys, and YAML's merge key.
-    static let keys: [String] = FileCompiler.fileKeys + FileCompiler.ruleKeys + FileCompiler.responseKeys
-        + FileCompiler.whenKeys + FileCompiler.conditionKeys
-        + ["min", "max", "chunks", "duration", "stauts", "x-extra", "<<", "Content-Length", "Retry-After", "", "\"\"", "? a", "[k]"]
-
-    /// Text inserted anywhere.
-    static let fragments: [String] = [
-        "{", "[", "}", "]", ",", ": ", "- ", "? ", "&a ", "*a", "*a ", "!!binary ", "<<: *x", "---\n", "...\n", "\u{FEFF}",
-        "\u{0}", "\t", "#", "'", "\"", "|\n", ">\n", "%YAML 1.1\n", "!!str ", "&a [*a]", "\r", "\r\n", "\u{85}", "\u{2028}",
-        "*undefined", "&b &c ", "!<tag:yaml.org,2002:str> ", "@", "`", "%", "\\",
-    ]
-
-    /// `base` after one to four random mutations.
-    static func mutate(_ base: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
-        var bytes = base
-        // Mostly one mutation, so that a fair share stays valid and reaches the engine.
-        let count = random.below(3) == 0 ? 2 + random.below(3) : 1
-        for _ in 0..<count {
-            bytes = mutateOnce(bytes, &random)
-        }
-        return bytes
-    }
-
-    private static func mutateOnce(_ bytes: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
-        let newline = UInt8(ascii: "\n")
-        var lines = bytes.split(separator: newline, omittingEmptySubsequences: false).map(Array.init)
-        func joined() -> [UInt8] { Array(lines.joined(separator: [newline])) }
-        let line = random.below(lines.count)
-        switch random.below(12) {
-        case 0:
-            // A byte changed: one bit, or a new value.
-            guard !bytes.isEmpty else { return bytes }
-            var changed = bytes
-            let index = random.below(bytes.count)
-            if random.below(2) == 0 {
-                changed[index] ^= 1 << UInt8(random.below(8))
-            } else {
-                changed[index] = UInt8(random.below(256))
-            }
-            return changed
-        case 1:
-            lines.remove(at: line)
-            if lines.isEmpty { lines = [[]] }
-        case 2:
-            lines.insert(lines[line], at: line)
-        case 3:
-            lines.swapAt(line, random.below(lines.count))
-        case 4:
-            // Indentation: more, less, or a tab.
-            let leading = lines[line].prefix(while: { $0 == UInt8(ascii: " ") }).count
-            switch random.below(3) {
-            case 0: lines[line].insert(contentsOf: Array(repeating: UInt8(ascii: " "), count: 1 + random.below(4)), at: 0)
-            case 1: lines[line].removeFirst(min(leading, 1 + random.below(4)))
-            default: lines[line].insert(UInt8(ascii: "\t"), at: random.below(leading + 1))
-            }
-        case 5, 6:
-            // A value replaced: what follows a `: ` or a `- `, up to the next , } ] or the line's end.
-            var starts: [Int] = []
-            for (index, byte) in lines[line].enumerated().dropLast()
-            where (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")) && lines[line][index + 1] == UInt8(ascii: " ") {
-                starts.append(index + 2)
-            }
-            guard !starts.isEmpty else { return bytes }
-            let start = random.pick(starts)
-            let stops: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")]
-            let end = lines[line][start...].firstIndex(where: { stops.contains($0) }) ?? lines[line].endIndex
-            lines[line].replaceSubrange(start..<end, with: Array(random.pick(scalars).utf8))
-        case 7:
-            // A key, known or not, as a new line indented like a neighbour.
-            let indent = lines[line].prefix(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") })
-            let entry = Array(indent) + Array("\(random.pick(keys)): \(random.pick(scalars))".utf8)
-            lines.insert(entry, at: random.below(lines.count + 1))
-        case 8:
-            var changed = bytes
-            changed.insert(contentsOf: Array(random.pick(fragments).utf8), at: random.below(bytes.count + 1))
-            return changed
-        case 9:
-            return Array(bytes.prefix(random.below(bytes.count + 1)))
-        case 10:
-            // A key renamed: the word before a `:` on the line becomes another key.
-            guard let colon = lines[line].firstIndex(of: UInt8(ascii: ":")) else { return bytes }
-            let start = lines[line][..<colon].lastIndex(where: { !isWordByte($0) }).map { $0 + 1 } ?? 0
-            lines[line].replaceSubrange(start..<colon, with: Array(random.pick(keys).utf8))
-        default:
-            // The whole text wrapped: a BOM, a document marker, a second document, a line from elsewhere.
-            switch random.below(4) {
-            case 0: return Array("\u{FEFF}".utf8) + bytes
-            case 1: return Array("--- ".utf8) + bytes
-            case 2: return bytes + Array("\n---\n".utf8) + bytes
-            default: lines.insert(lines[random.below(lines.count)], at: random.below(lines.count + 1))
-            }
-        }
-        return joined()
-    }
-
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        byte >= 0x80 || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
-
-    /// The most lines a reader of `text` can count: YAML also breaks lines at `\r`, NEL and the
-    /// Unicode separators.
-    static func maximumLine(_ text: String) -> Int {
-        var text = text
-        return text.withUTF8 { bytes in
-            var lines = 1
-            for index in bytes.indices {
-                switch bytes[index] {
-                case 0x0A, 0x0D: lines += 1
-                case 0x85 where index > 0 && bytes[index - 1] == 0xC2: lines += 1
-                case 0xA8...0xA9 where index > 1 && bytes[index - 1] == 0x80 && bytes[index - 2] == 0xE2: lines += 1
-                default: break
-                }
-            }
-            return lines
-        }
-    }
+/// What the fuzz tests check of each case beyond `ScenarioCorpus`: located problems, and an
+/// engine that answers.
+enum FuzzChecks {
+    /// The corpus's mutations, with the keys the loader knows.
+    static let mutator = ScenarioMutator(keys: FileCompiler.fileKeys + FileCompiler.ruleKeys + FileCompiler.responseKeys
+        + FileCompiler.whenKeys + FileCompiler.conditionKeys + ScenarioMutator.extraKeys)
 
     /// Why `diagnostic` is not a located problem of `file`, or nil when it is.
     static func problem(with diagnostic: ScenarioDiagnostic, file: String, maximumLine: Int) -> String? {
@@ -345,7 +100,7 @@ struct LoaderFuzzTests {
         }
         #expect(found.count == 1, "\(found.map(\.description))", sourceLocation: sourceLocation)
         for diagnostic in found {
-            let problem = FuzzCorpus.problem(with: diagnostic, file: name, maximumLine: FuzzCorpus.maximumLine(text))
+            let problem = FuzzChecks.problem(with: diagnostic, file: name, maximumLine: ScenarioCorpus.maximumLine(text))
             #expect(problem == nil, "\(problem ?? ""): \(diagnostic)", sourceLocation: sourceLocation)
         }
         return found.first
@@ -353,12 +108,12 @@ struct LoaderFuzzTests {
 
     @Test("The fuzz bases load, use every feature, and answer")
     func basesAreValid() throws {
-        for (index, text) in FuzzCorpus.inline.enumerated() {
+        for (index, text) in ScenarioCorpus.inline.enumerated() {
             let set = try ScenarioLoader.load(yaml: text, name: "base\(index).yaml")
             #expect(!set.endpoints.isEmpty)
-            #expect(FuzzCorpus.exercise(set) == nil)
+            #expect(FuzzChecks.exercise(set) == nil)
         }
-        let set = try ScenarioLoader.load(yaml: FuzzCorpus.everything)
+        let set = try ScenarioLoader.load(yaml: ScenarioCorpus.everything)
         let engine = set.makeEngine()
         let rules = set.endpoints[0].rules
         #expect(rules.map(\.name) == ["maintenance", "slow", "trickle", "broken", "hang", "fallback"])
@@ -367,19 +122,19 @@ struct LoaderFuzzTests {
         #expect(plan.dribble == Dribble(chunks: 5, milliseconds: 50))
         #expect(plan.body == Array("hello".utf8))
         // The alias repeats the anchored step: two failures, then the rule below.
-        let anchors = try ScenarioLoader.load(yaml: FuzzCorpus.anchors).makeEngine()
+        let anchors = try ScenarioLoader.load(yaml: ScenarioCorpus.anchors).makeEngine()
         let statuses = (0..<3).map { _ in anchors.respond(to: Request(method: "GET", path: "/anchors")).status }
         #expect(statuses == [500, 500, 200])
         // The repository's scenario files are mutated too.
-        #expect(FuzzCorpus.bases(scenarios: defaultScenariosDirectory).count > FuzzCorpus.inline.count)
+        #expect(ScenarioCorpus.bases(scenarios: defaultScenariosDirectory).count > ScenarioCorpus.inline.count)
     }
 
     @Test("5,000 mutated scenarios load, or fail with located problems", .timeLimit(.minutes(3)))
     func mutationFuzz() throws {
-        let cases = FuzzCorpus.setting("MISHAP_FUZZ_CASES", default: 5000)
-        let seed = UInt64(FuzzCorpus.setting("MISHAP_FUZZ_SEED", default: 0x5EED))
+        let cases = FuzzChecks.setting("MISHAP_FUZZ_CASES", default: 5000)
+        let seed = UInt64(FuzzChecks.setting("MISHAP_FUZZ_SEED", default: 0x5EED))
         let trace = ProcessInfo.processInfo.environment["MISHAP_FUZZ_TRACE"] != nil
-        let bases = FuzzCorpus.bases(scenarios: defaultScenariosDirectory).map { Array($0.utf8) }
+        let bases = ScenarioCorpus.bases(scenarios: defaultScenariosDirectory).map { Array($0.utf8) }
         let folder = try TemporaryFolder()
         var failures: [String] = []
         var accepted = 0
@@ -388,8 +143,8 @@ struct LoaderFuzzTests {
         let started = clock.now
 
         for index in 0..<cases {
-            var random = FuzzRandom(seed: seed &+ UInt64(index) &* 0x1_0000_0001)
-            let bytes = FuzzCorpus.mutate(random.pick(bases), &random)
+            var random = SeededRandom(seed: seed &+ UInt64(index) &* 0x1_0000_0001)
+            let bytes = FuzzChecks.mutator.mutate(random.pick(bases), &random)
             let text = String(decoding: bytes, as: UTF8.self)
             // One case in ten goes through a folder, raw bytes and all.
             let throughFolder = index % 10 == 0
@@ -406,12 +161,12 @@ struct LoaderFuzzTests {
             switch outcome {
             case .success(let set):
                 accepted += 1
-                if let problem = FuzzCorpus.exercise(set) { failures.append("case \(index): \(problem)") }
+                if let problem = FuzzChecks.exercise(set) { failures.append("case \(index): \(problem)") }
             case .failure(let error):
                 if error.diagnostics.isEmpty { failures.append("case \(index): an error without problems") }
-                let lines = FuzzCorpus.maximumLine(text)
+                let lines = ScenarioCorpus.maximumLine(text)
                 for diagnostic in error.diagnostics {
-                    if let problem = FuzzCorpus.problem(with: diagnostic, file: name, maximumLine: lines) {
+                    if let problem = FuzzChecks.problem(with: diagnostic, file: name, maximumLine: lines) {
                         failures.append("case \(index): \(problem): \(diagnostic)\n--- text:\n\(text.prefix(2000))")
                     }
                 }

@@ -3,51 +3,12 @@ import Foundation
 import Glibc
 #endif
 import Logging
+import MishapFuzzSupport
 import Synchronization
 
-// What the HTTP fuzz test needs beyond the harness: a seeded generator, a raw socket that can
-// half-close and reset, a strict reader of HTTP/1.x responses, and a count of the server's
-// open connections.
-
-/// SplitMix64: a small, fast generator whose sequence depends only on its seed, so a fuzz case
-/// is rebuilt exactly from the seed and its number.
-struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    /// A generator for one case, independent of the order in which cases run.
-    init(seed: UInt64, case index: Int) {
-        var mixer = FuzzRandom(seed: seed ^ (UInt64(bitPattern: Int64(index)) &* 0xD1B5_4A32_D192_ED03))
-        state = mixer.next()
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-
-    mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
-
-    mutating func byte() -> UInt8 { UInt8.random(in: 0...255, using: &self) }
-
-    /// One of `choices`, drawn in proportion to its weight.
-    mutating func weighted<T>(_ choices: [(Int, T)]) -> T {
-        var draw = int(0...choices.reduce(0) { $0 + $1.0 } - 1)
-        for (weight, value) in choices {
-            if draw < weight { return value }
-            draw -= weight
-        }
-        return choices[choices.count - 1].1
-    }
-}
+// What the HTTP fuzz test needs beyond the harness (its seeded generator is MishapFuzzSupport's):
+// a raw socket that can half-close and reset, a strict reader of HTTP/1.x responses, and a count
+// of the server's open connections.
 
 /// A blocking TCP connection to 127.0.0.1 for sending arbitrary bytes: writes in pieces,
 /// half-closes, resets, and reads with a deadline (a server that neither answers nor closes is

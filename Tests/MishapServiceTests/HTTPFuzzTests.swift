@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Logging
+import MishapFuzzSupport
 import MishapServer
 import MishapService
 import Synchronization
@@ -89,7 +90,7 @@ import Testing
                 group.addTask {
                     try await onOwnThread {
                         for index in indices where index % Self.workers == worker {
-                            var random = FuzzRandom(seed: seed, case: index)
+                            var random = SeededRandom(seed: seed, case: index)
                             let fuzzCase = FuzzCases.make(&random)
                             let outcome = FuzzRunner.run(fuzzCase, port: port)
                             board.record(index: index, fuzzCase, outcome)
@@ -349,9 +350,9 @@ struct FuzzCase {
     var bytes: [UInt8] { pieces.flatMap { $0 } }
 }
 
-/// The generators. Each case is drawn from its own `FuzzRandom`, so it can be rebuilt alone.
+/// The generators. Each case is drawn from its own `SeededRandom`, so it can be rebuilt alone.
 enum FuzzCases {
-    static func make(_ random: inout FuzzRandom) -> FuzzCase {
+    static func make(_ random: inout SeededRandom) -> FuzzCase {
         let kind = random.weighted([
             (13, "echo"), (9, "submit"), (5, "item"), (3, "static"), (3, "admin"), (2, "http10"),
             (8, "pipelined"), (3, "headersOverLimit"), (3, "bodyOverLimit"),
@@ -389,7 +390,7 @@ enum FuzzCases {
     }
 
     /// A case whose responses are known; mostly read to the end, sometimes half-closed early.
-    private static func known(_ kind: String, _ bytes: [UInt8], _ expected: [ExpectedResponse], _ random: inout FuzzRandom) -> FuzzCase {
+    private static func known(_ kind: String, _ bytes: [UInt8], _ expected: [ExpectedResponse], _ random: inout SeededRandom) -> FuzzCase {
         var fuzzCase = FuzzCase(kind: kind, pieces: [bytes], ending: random.chance(0.2) ? .halfClose : .awaitResponses, expected: expected)
         if random.chance(0.25) {
             fuzzCase.pieces = split(bytes, into: random.int(2...6), &random)
@@ -399,7 +400,7 @@ enum FuzzCases {
     }
 
     /// A case whose outcome is open: only well-formedness and the general rules are checked.
-    private static func looselyChecked(_ kind: String, _ bytes: [UInt8], _ random: inout FuzzRandom) -> FuzzCase {
+    private static func looselyChecked(_ kind: String, _ bytes: [UInt8], _ random: inout SeededRandom) -> FuzzCase {
         var fuzzCase = FuzzCase(kind: kind, pieces: [bytes], ending: .halfClose)
         if random.chance(0.3) {
             fuzzCase.pieces = split(bytes, into: random.int(2...6), &random)
@@ -410,7 +411,7 @@ enum FuzzCases {
     }
 
     /// `bytes` cut at random places into about `count` pieces.
-    static func split(_ bytes: [UInt8], into count: Int, _ random: inout FuzzRandom) -> [[UInt8]] {
+    static func split(_ bytes: [UInt8], into count: Int, _ random: inout SeededRandom) -> [[UInt8]] {
         guard count > 1, bytes.count > 1 else { return [bytes] }
         let cuts = Set((1..<count).map { _ in random.int(1...bytes.count - 1) }).sorted()
         var pieces: [[UInt8]] = []
@@ -449,12 +450,12 @@ enum FuzzCases {
         [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
     ]
 
-    static func word(_ random: inout FuzzRandom, _ length: ClosedRange<Int> = 1...8) -> [UInt8] {
+    static func word(_ random: inout SeededRandom, _ length: ClosedRange<Int> = 1...8) -> [UInt8] {
         (0..<random.int(length)).map { _ in random.pick(Array("abcdefghijklmnopqrstuvwxyzABCXYZ0123456789".utf8)) }
     }
 
     /// A request value: words and hostile fragments, sometimes empty.
-    static func nasty(_ random: inout FuzzRandom) -> [UInt8] {
+    static func nasty(_ random: inout SeededRandom) -> [UInt8] {
         if random.chance(0.05) { return [] }
         var bytes: [UInt8] = []
         for _ in 0..<random.int(1...6) {
@@ -464,7 +465,7 @@ enum FuzzCases {
     }
 
     /// Percent-encoding of every byte but the unreserved ones, in either hex case.
-    static func encoded(_ bytes: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
+    static func encoded(_ bytes: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         let digits = random.chance(0.5) ? Array("0123456789ABCDEF".utf8) : Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes {
@@ -481,7 +482,7 @@ enum FuzzCases {
 
     /// A header value the server keeps as sent: visible ASCII, non-ASCII bytes (valid or not)
     /// and inner spaces or tabs; CRLF spelled out as text.
-    static func headerValue(_ random: inout FuzzRandom) -> [UInt8] {
+    static func headerValue(_ random: inout SeededRandom) -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<random.int(1...5) {
             let letters = word(&random)
@@ -521,7 +522,7 @@ enum FuzzCases {
     // MARK: Valid requests
 
     /// A valid request of `kind` and what it must be answered.
-    static func valid(_ kind: String, _ random: inout FuzzRandom, small: Bool = false) -> ([UInt8], ExpectedResponse) {
+    static func valid(_ kind: String, _ random: inout SeededRandom, small: Bool = false) -> ([UInt8], ExpectedResponse) {
         switch kind {
         case "echo", "head": return echo(&random, head: kind == "head")
         case "submit": return submit(&random, small: small)
@@ -532,7 +533,7 @@ enum FuzzCases {
         }
     }
 
-    private static func echo(_ random: inout FuzzRandom, head: Bool) -> ([UInt8], ExpectedResponse) {
+    private static func echo(_ random: inout SeededRandom, head: Bool) -> ([UInt8], ExpectedResponse) {
         let value = nasty(&random)
         let name = String(decoding: value, as: UTF8.self)
         let mode = random.weighted([(8, ""), (1, "cycle"), (1, "slow")])
@@ -572,7 +573,7 @@ enum FuzzCases {
         return (request(method, target, headers: headers), expected)
     }
 
-    private static func submit(_ random: inout FuzzRandom, small: Bool) -> ([UInt8], ExpectedResponse) {
+    private static func submit(_ random: inout SeededRandom, small: Bool) -> ([UInt8], ExpectedResponse) {
         let field = String(decoding: nasty(&random), as: UTF8.self)
         let nested = String(decoding: nasty(&random), as: UTF8.self)
         let kind = random.pick(["vip", "vip", "other", ""])
@@ -613,7 +614,7 @@ enum FuzzCases {
     }
 
     /// `body` in chunks of random sizes, with extensions and trailers now and then.
-    static func chunkedBody(_ body: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
+    static func chunkedBody(_ body: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var out: [UInt8] = []
         var offset = 0
         while offset < body.count {
@@ -628,7 +629,7 @@ enum FuzzCases {
         return out + crlf
     }
 
-    private static func item(_ random: inout FuzzRandom) -> ([UInt8], ExpectedResponse) {
+    private static func item(_ random: inout SeededRandom) -> ([UInt8], ExpectedResponse) {
         var id = nasty(&random).filter { $0 != UInt8(ascii: "/") && $0 != 0 }
         if id.isEmpty { id = word(&random) }
         let text = String(decoding: id, as: UTF8.self)
@@ -644,7 +645,7 @@ enum FuzzCases {
         return (request(method, Array("/items/".utf8) + encoded(id, &random), body: body), expected)
     }
 
-    private static func staticText(_ random: inout FuzzRandom) -> ([UInt8], ExpectedResponse) {
+    private static func staticText(_ random: inout SeededRandom) -> ([UInt8], ExpectedResponse) {
         let value = nasty(&random)
         let target = Array("/static/".utf8) + word(&random) + Array("/x.txt?name=".utf8) + encoded(value, &random)
         let expected = ExpectedResponse(statuses: [200]) { response in
@@ -655,7 +656,7 @@ enum FuzzCases {
         return (request("GET", target), expected)
     }
 
-    private static func admin(_ random: inout FuzzRandom) -> ([UInt8], ExpectedResponse) {
+    private static func admin(_ random: inout SeededRandom) -> ([UInt8], ExpectedResponse) {
         let session = encoded(nasty(&random) + word(&random), &random)
         let limit = random.int(0...20)
         let (method, target, status): (String, [UInt8], Int) = random.weighted([
@@ -675,7 +676,7 @@ enum FuzzCases {
         return (request(method, target), expected)
     }
 
-    private static func http10(_ random: inout FuzzRandom) -> ([UInt8], ExpectedResponse) {
+    private static func http10(_ random: inout SeededRandom) -> ([UInt8], ExpectedResponse) {
         let value = word(&random)
         let expected = ExpectedResponse(statuses: [200]) { response in
             jsonObject(response)?["name"] as? String == String(decoding: value, as: UTF8.self) ? nil : "wrong echo \(printable(response.body))"
@@ -688,7 +689,7 @@ enum FuzzCases {
     /// Headers past the 8 KiB limit: one large one, or many small ones; within the connection's
     /// buffer Mishap answers 431 and keeps the connection (a request after it is answered),
     /// past it libmicrohttpd answers 431 itself and closes.
-    private static func headersOverLimit(_ random: inout FuzzRandom) -> FuzzCase {
+    private static func headersOverLimit(_ random: inout SeededRandom) -> FuzzCase {
         var headers: [[UInt8]] = []
         let limit = HTTPFuzzTests.configuration.maxHeaderBytes
         switch random.int(0...2) {
@@ -706,7 +707,7 @@ enum FuzzCases {
     }
 
     /// Bodies past the 64 KiB limit (413, then the connection goes on) and exactly at it.
-    private static func bodyOverLimit(_ random: inout FuzzRandom) -> FuzzCase {
+    private static func bodyOverLimit(_ random: inout SeededRandom) -> FuzzCase {
         let limit = HTTPFuzzTests.configuration.maxBodyBytes
         let (next, after) = valid("echo", &random, small: true)
         if random.chance(0.25) {
@@ -729,7 +730,7 @@ enum FuzzCases {
 
     // MARK: Broken requests
 
-    private static func requestLine(_ random: inout FuzzRandom) -> [UInt8] {
+    private static func requestLine(_ random: inout SeededRandom) -> [UInt8] {
         let method = random.pick(["GET", "GET", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE", "get", "Get", "GETT",
                                   "G ET", "", "\0GET", "GET\0", "PRI", "BREW", String(repeating: "A", count: 300), "GÉT", "\tGET", "GET:"])
         let huge = "/echo?name=" + String(repeating: "a", count: random.int(2000...30_000))
@@ -753,7 +754,7 @@ enum FuzzCases {
         return bytes + Array(end.utf8)
     }
 
-    private static func headerJunk(_ random: inout FuzzRandom) -> [UInt8] {
+    private static func headerJunk(_ random: inout SeededRandom) -> [UInt8] {
         let lines: [String] = [
             "NoColonHere", ": empty-name", "Bad Name: x", "Host : 127.0.0.1", "X-Thing:\0nul", "X-Thing: a\0b", "X-\0Thing: v",
             " leading: space", "X-Thing: a\r\n b", "X-Thing: a\r\n\tb\r\n  c", "X-Thing: folded\r\n X-Injected: yes",
@@ -789,7 +790,7 @@ enum FuzzCases {
         return bytes
     }
 
-    private static func replaceSomeCRLF(_ bytes: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
+    private static func replaceSomeCRLF(_ bytes: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var out: [UInt8] = []
         var index = 0
         while index < bytes.count {
@@ -803,7 +804,7 @@ enum FuzzCases {
         return out
     }
 
-    private static func contentLength(_ random: inout FuzzRandom) -> [UInt8] {
+    private static func contentLength(_ random: inout SeededRandom) -> [UInt8] {
         let body = random.chance(0.6) ? Array(#"{"kind":"vip","field":"cl"}"#.utf8) : word(&random, 0...20)
         let values = ["-1", "abc", "1e3", "0x10", " 5", "5 ", "+5", "99999999999999999999999", "18446744073709551615",
                       "9223372036854775807", "5, 5", "5,6", "", "0", "00005", "5\0", "\(body.count)", "\(body.count + 10)",
@@ -817,7 +818,7 @@ enum FuzzCases {
         return bytes
     }
 
-    private static func chunked(_ random: inout FuzzRandom) -> [UInt8] {
+    private static func chunked(_ random: inout SeededRandom) -> [UInt8] {
         let coding = random.pick(["chunked", "chunked", "chunked", "Chunked", "CHUNKED", "chunked, chunked", "gzip, chunked",
                                   "chunked, gzip", "identity", " chunked", "chunked;q=1", "x", ""])
         var headers: [[UInt8]] = [Array("Content-Type: application/json".utf8), Array("Transfer-Encoding: \(coding)".utf8)]
@@ -852,13 +853,13 @@ enum FuzzCases {
     }
 
     /// Invalid percent-encoding and raw invalid UTF-8 in the path, the query and header values.
-    private static func encoding(_ random: inout FuzzRandom) -> [UInt8] {
+    private static func encoding(_ random: inout SeededRandom) -> [UInt8] {
         let raw: [[UInt8]] = [
             Array("%".utf8), Array("%G1".utf8), Array("%00".utf8), Array("%C3%28".utf8), Array("%C0%AF".utf8), Array("%ED%A0%80".utf8),
             Array("%F8%88%80%80%80".utf8), Array("%0d%0aX-Injected:%20yes".utf8), Array("%%%".utf8), Array("%2".utf8), Array("+".utf8),
             [0xC3, 0x28], [0xFF], [0xC0, 0xAF], [0x80], [0xED, 0xA0, 0x80], Array("é".utf8), [0x7F], [0x01],
         ]
-        func value(_ random: inout FuzzRandom) -> [UInt8] {
+        func value(_ random: inout SeededRandom) -> [UInt8] {
             (0..<random.int(1...4)).flatMap { _ in random.chance(0.5) ? random.pick(raw) : word(&random) }
         }
         let (first, second) = (value(&random), value(&random))
@@ -878,7 +879,7 @@ enum FuzzCases {
 
     /// Byte-level damage: bits flipped, bytes inserted, deleted, duplicated, overwritten, or the
     /// end cut off.
-    static func mutate(_ original: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
+    static func mutate(_ original: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var bytes = original
         let interesting: [[UInt8]] = [
             [0x0D], [0x0A], [0x0D, 0x0A], [0x0D, 0x0A, 0x0D, 0x0A], [0x00], [0x20], [0x09], [0x3A], [0x25], [0xFF], [0x80],
@@ -904,7 +905,7 @@ enum FuzzCases {
 
     /// A connection reset by the client mid-headers, mid-body, or while its (delayed) answer is
     /// being prepared.
-    private static func abort(_ random: inout FuzzRandom) -> FuzzCase {
+    private static func abort(_ random: inout SeededRandom) -> FuzzCase {
         let whole: [UInt8]
         switch random.int(0...2) {
         case 0: whole = valid("echo", &random).0
@@ -1133,7 +1134,7 @@ enum SlowClients {
     static let count = 4
 
     static func run(_ index: Int, seed: UInt64, port: UInt16, board: FuzzBoard) {
-        var random = FuzzRandom(seed: seed, case: -1 - index)
+        var random = SeededRandom(seed: seed, case: -1 - index)
         let name = "slow\(index)"
         let stalls = index == count - 1
         let request = Array("GET /echo?name=\(name) HTTP/1.0\r\n\r\n".utf8)
