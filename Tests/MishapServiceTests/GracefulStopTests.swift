@@ -34,7 +34,7 @@ import Testing
             try connection.sendRequest("GET", path)
             return SendableBox(connection)
         }.value
-        #expect(try await eventually { harness.service.journal.entries(matching: .init(path: path)).entries.count == 1 })
+        #expect(await eventually { harness.service.journal.entries(matching: .init(path: path)).entries.count == 1 })
         #expect(harness.server.requestsInFlight == 1)
         return connection
     }

@@ -91,7 +91,7 @@ import Testing
 
         try FileManager.default.createDirectory(atPath: folder.path + "/more", withIntermediateDirectories: false)
         // Let the watcher see the new folder (and settle) before a file appears in it.
-        #expect(try await eventually { service.reloads == 1 })
+        #expect(await eventually { service.reloads == 1 })
         try folder.write("more/x.yaml", "endpoint: GET /x\nrules:\n  - name: x\n    respond: { text: x }\n")
         #expect(try await eventually(within: .seconds(1)) { try await harness.get("/x").text == "x" })
     }
