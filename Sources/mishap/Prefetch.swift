@@ -17,10 +17,13 @@ final class ScenarioPrefetch: @unchecked Sendable {
 
     let directory: String
     private var outcome: Result<ScenarioSet, ScenarioError>?
-    private var thread = pthread_t()
+    /// Posted when `outcome` is set. The thread is detached, not joined: a command that ends
+    /// before asking (a bad flag, `--help`) must not leave a thread nobody waits for.
+    private let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 
     private init(directory: String) {
         self.directory = directory
+        sem_init(done, 0, 0)
     }
 
     /// Starts loading when the arguments are those of `serve`, named or by default.
@@ -28,16 +31,19 @@ final class ScenarioPrefetch: @unchecked Sendable {
         guard let directory = servedDirectory(arguments: arguments) else { return }
         let prefetch = ScenarioPrefetch(directory: directory)
         let context = Unmanaged.passRetained(prefetch).toOpaque()
-        let created = pthread_create(&prefetch.thread, nil, { context in
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { context in
             let prefetch = Unmanaged<ScenarioPrefetch>.fromOpaque(context!).takeRetainedValue()
             do throws(ScenarioError) {
                 prefetch.outcome = .success(try ScenarioLoader.load(directory: prefetch.directory))
             } catch {
                 prefetch.outcome = .failure(error)
             }
+            sem_post(prefetch.done)
             return nil
         }, context)
         if created == 0 {
+            pthread_detach(thread)
             started = prefetch
         } else {
             Unmanaged<ScenarioPrefetch>.fromOpaque(context).release()
@@ -48,7 +54,7 @@ final class ScenarioPrefetch: @unchecked Sendable {
     static func load(directory: String) throws(ScenarioError) -> ScenarioSet {
         if let prefetch = started, prefetch.directory == directory {
             started = nil
-            pthread_join(prefetch.thread, nil)
+            while sem_wait(prefetch.done) != 0 && errno == EINTR {}
             if let outcome = prefetch.outcome { return try outcome.get() }
         }
         return try ScenarioLoader.load(directory: directory)
