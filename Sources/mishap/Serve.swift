@@ -277,7 +277,7 @@ func raiseDescriptorLimit(for wanted: Int, logger: Logger) -> Int {
         raised.rlim_cur = limit.rlim_max == rlim_t.max ? needed : min(needed, limit.rlim_max)
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
     }
-    let fitting = limit.rlim_cur == rlim_t.max ? wanted : min(wanted, max(1, Int(limit.rlim_cur) - reserve))
+    let fitting = limit.rlim_cur == rlim_t.max ? wanted : min(wanted, max(1, Int(clamping: limit.rlim_cur) - reserve))
     if fitting < wanted {
         logger.warning("--connection-limit \(wanted) does not fit the open-file limit (\(limit.rlim_cur)); using \(fitting)")
     }

@@ -166,6 +166,21 @@ struct LimitsTests {
         #expect(String(decoding: again, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
     }
 
+    @Test("A connection limit over the open-file limit: the limit is raised where it can be, else lowered with a warning")
+    func connectionLimitFitsTheDescriptorLimit() async throws {
+        let binary = try #require(Paths.mishap)
+        let server = try ChildProcess("/bin/sh", ["-c",
+            "ulimit -Sn 200 && ulimit -Hn 200 && exec \"$0\" serve --port 0 --scenarios \"$1\" --connection-limit 4096",
+            binary, Paths.scenarios])
+        defer { server.kill() }
+        let line = try #require(await server.firstOutputLine(timeout: .seconds(30)), "\(server.standardError)")
+        let port = try #require(line.split(separator: ":").last.flatMap { UInt16($0) }, "\(line)")
+        let answer = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable?userName=abc")
+        #expect(answer.status == 400)
+        #expect(server.standardError.contains("--connection-limit 4096 does not fit the open-file limit (200); using 136"),
+                "\(server.standardError)")
+    }
+
     @Test("--connection-timeout: an idle connection, or one stalled mid-request, is closed; a delayed answer is not cut")
     func connectionTimeout() async throws {
         let (server, port) = try await Self.serve(["--connection-timeout", "1"])
