@@ -26,6 +26,11 @@ final class ScenarioPrefetch: @unchecked Sendable {
         sem_init(done, 0, 0)
     }
 
+    deinit {
+        sem_destroy(done)
+        done.deallocate()
+    }
+
     /// Starts loading when the arguments are those of `serve`, named or by default.
     static func start(arguments: [String]) {
         guard let directory = servedDirectory(arguments: arguments) else { return }
