@@ -7,7 +7,7 @@ let package = Package(
         .executable(name: "mishap", targets: ["mishap"]),
         .library(name: "MishapEngine", targets: ["MishapEngine"]),
         .library(name: "MishapScenarios", targets: ["MishapScenarios"]),
-        .library(name: "MishapServer", targets: ["MishapServer"]),
+        .library(name: "MishapHTTP", targets: ["MishapHTTP"]),
         .library(name: "MishapService", targets: ["MishapService"]),
         .library(name: "MishapTesting", targets: ["MishapTesting"]),
     ],
@@ -35,7 +35,7 @@ let package = Package(
         ),
         // The HTTP server over libmicrohttpd: carries out the engine's response plans.
         .target(
-            name: "MishapServer",
+            name: "MishapHTTP",
             dependencies: [
                 "MishapEngine", "CMicroHTTPD", "CMicroHTTPDShim",
                 .product(name: "Logging", package: "swift-log"),
@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "MishapService",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapServer",
+                "MishapEngine", "MishapScenarios", "MishapHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "MishapTesting",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapServer", "MishapService",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "mishap",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapServer", "MishapService",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -78,12 +78,12 @@ let package = Package(
             dependencies: ["MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
         ),
         .testTarget(
-            name: "MishapServerTests",
-            dependencies: ["MishapServer", "MishapScenarios", "MishapEngine"]
+            name: "MishapHTTPTests",
+            dependencies: ["MishapHTTP", "MishapScenarios", "MishapEngine"]
         ),
         .testTarget(
             name: "MishapServiceTests",
-            dependencies: ["MishapService", "MishapServer", "MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
+            dependencies: ["MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
         ),
         .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting"]),
         // Runs the built `mishap` binary as a process (make test builds it first).

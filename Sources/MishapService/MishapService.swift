@@ -1,7 +1,7 @@
 import Logging
 import MishapEngine
 import MishapScenarios
-import MishapServer
+import MishapHTTP
 import Synchronization
 
 /// Where a service's scenarios come from.

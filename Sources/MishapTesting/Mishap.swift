@@ -7,7 +7,7 @@ import MishapEngine
 @_exported import struct MishapScenarios.ScenarioError
 @_exported import struct MishapScenarios.ScenarioDiagnostic
 import MishapScenarios
-import MishapServer
+import MishapHTTP
 import MishapService
 
 /// Mishap inside a test: a real server on 127.0.0.1 and a free port, in this process.

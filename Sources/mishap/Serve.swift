@@ -2,7 +2,7 @@ import ArgumentParser
 import Logging
 import MishapEngine
 import MishapScenarios
-import MishapServer
+import MishapHTTP
 import MishapService
 
 #if canImport(Glibc)

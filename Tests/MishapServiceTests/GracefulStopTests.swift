@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import MishapServer
+import MishapHTTP
 import MishapService
 import Testing
 

@@ -4,7 +4,7 @@ import Glibc
 #endif
 import Logging
 import MishapFuzzSupport
-import MishapServer
+import MishapHTTP
 import MishapService
 import Synchronization
 import Testing

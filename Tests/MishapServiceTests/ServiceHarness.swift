@@ -7,7 +7,7 @@ import Glibc
 #endif
 import Logging
 import MishapEngine
-import MishapServer
+import MishapHTTP
 import MishapService
 import Testing
 

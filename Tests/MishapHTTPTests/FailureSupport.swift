@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import MishapEngine
 import MishapScenarios
-import MishapServer
+import MishapHTTP
 import Testing
 
 // Helpers shared by the failure-catalogue suites (FaultTests, TimingTests, PayloadTests,

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import MishapEngine
 import MishapScenarios
-import MishapServer
+import MishapHTTP
 
 /// The repository's `scenarios/` folder.
 let defaultScenariosDirectory: String = {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import MishapServer
+import MishapHTTP
 
 /// HTTP as the seed server speaks it: HEAD, 404s, Date, keep-alive, body limits, safe placeholders.
 @Suite struct ProtocolTests {

@@ -7,7 +7,7 @@ import Glibc
 #endif
 import MishapEngine
 import MishapScenarios
-import MishapServer
+import MishapHTTP
 import Testing
 
 /// `delay`, `hang` and `dribble` on the wire: when the answer arrives, and that waiting never
