@@ -4,50 +4,6 @@ import MishapScenarios
 import MishapHTTP
 import Synchronization
 
-/// Where a service's scenarios come from.
-public enum ScenarioSource: Sendable, Equatable {
-    /// A folder of scenario files, read again on every reload.
-    case directory(String)
-    /// Scenario text held in memory (`name` stands for the file in messages).
-    case yaml(String, name: String)
-}
-
-/// How a service answers besides its scenarios.
-public struct ServiceOptions: Sendable {
-    public var engine: EngineOptions
-    /// Requests kept by the journal (the oldest make room); 0 keeps none.
-    public var journalSize: Int
-    /// Bytes of each request body the journal keeps.
-    public var journalBodyLimit: Int
-    /// Whether `/__mishap/` answers.
-    public var admin: Bool
-    /// When set, every admin call must present it (`Authorization: Bearer TOKEN` or
-    /// `X-Mishap-Admin-Token: TOKEN`), and then clients on other machines may call too.
-    /// When nil, the admin API answers loopback clients only.
-    public var adminToken: String?
-    /// Logs one line per request at `info`.
-    public var logRequests: Bool
-
-    public init(engine: EngineOptions = EngineOptions(), journalSize: Int = 1000, journalBodyLimit: Int = 64 << 10,
-                admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true) {
-        self.engine = engine
-        self.journalSize = journalSize
-        self.journalBodyLimit = journalBodyLimit
-        self.admin = admin
-        self.adminToken = adminToken
-        self.logRequests = logRequests
-    }
-}
-
-/// What a reload did.
-public struct ReloadSummary: Sendable {
-    public var files: Int
-    public var endpoints: Int
-    public var rules: Int
-    /// Cycle rules that kept their positions because their definition did not change.
-    public var cyclesKept: Int
-}
-
 /// Mishap as a running service: the scenarios in force (swapped whole on reload), the request
 /// journal, the Retry-After check and the admin API under `/__mishap/`. The server asks it
 /// what to answer and tells it when each request is done.

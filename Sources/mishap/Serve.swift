@@ -150,28 +150,27 @@ struct Serve: ParsableCommand {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
 
-        let service = MishapService(
-            source: .directory(directory), scenarios: scenarios,
-            options: ServiceOptions(
-                engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader, seed: options.seed,
-                                      maxSessions: options.maxSessions),
-                journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken),
-            logger: logger)
-        let connectionLimit = raiseDescriptorLimit(for: options.connectionLimit, logger: logger)
-        let server = HTTPServer(
-            configuration: ServerConfiguration(host: options.host, port: UInt16(options.port), threads: options.threads,
-                                               maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
-                                               connectionLimit: connectionLimit,
-                                               connectionTimeoutSeconds: options.connectionTimeout),
-            // Requests are only followed to their end when their lines are logged.
-            responder: service, observer: options.logLevel <= .info ? service : nil, logger: logger)
+        let mishap: MishapInstance
         do {
-            try server.start()
+            mishap = try MishapInstance.start(
+                MishapInstance.Configuration(
+                    scenarios: .directory(directory),
+                    service: ServiceOptions(
+                        engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
+                                              seed: options.seed, maxSessions: options.maxSessions),
+                        journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken),
+                    server: ServerConfiguration(
+                        host: options.host, port: UInt16(options.port), threads: options.threads,
+                        maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
+                        connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
+                        connectionTimeoutSeconds: options.connectionTimeout),
+                    watch: MishapInstance.WatchMode(rawValue: options.watch.rawValue) ?? .auto),
+                scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
             throw ExitCode.failure
         }
-        let url = server.url ?? "?"
+        let url = mishap.url
         if !isLoopback(host: options.host) {
             let admin = options.noAdmin ? "the admin API is off"
                 : options.adminToken != nil ? "the admin API answers them with the admin token"
@@ -179,30 +178,17 @@ struct Serve: ParsableCommand {
             logger.warning("listening on \(options.host): other machines can reach this server (\(admin))")
         }
 
-        var watcher: ScenarioWatcher?
-        if options.watch != .off {
-            let candidate = ScenarioWatcher(directory: directory, logger: logger) { [service] in
-                _ = try? service.reload()
-            }
-            do {
-                try candidate.start(forcePolling: options.watch == .poll)
-                watcher = candidate
-            } catch {
-                logger.warning("\(error); edits are picked up on SIGHUP only")
-            }
-        }
-
         if let pidFile = options.pidFile {
             if !writeFile(pidFile, "\(getpid())\n\(url)\n") { logger.warning("cannot write the pid file \(pidFile)") }
         }
-        if let portFile = options.portFile, !writeFile(portFile, "\(server.port ?? 0)\n") {
+        if let portFile = options.portFile, !writeFile(portFile, "\(mishap.port)\n") {
             printError("mishap: cannot write the port file \(portFile)")
-            server.stop()
+            mishap.stop()
             throw ExitCode.failure
         }
         print("mishap listening on \(url)")
         fflush(nil)
-        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory)\(watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
+        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = writeAll(descriptor, url + "\n")
             close(descriptor)
@@ -213,16 +199,15 @@ struct Serve: ParsableCommand {
             sigwait(&signals, &received)
             if received == SIGHUP {
                 logger.info("received SIGHUP, reloading")
-                _ = try? service.reload()
+                _ = try? mishap.reload()
                 continue
             }
             break
         }
         let name = received == SIGINT ? "SIGINT" : "SIGTERM"
-        let inFlight = server.requestsInFlight
+        let inFlight = mishap.requestsInFlight
         logger.info("received \(name), stopping\(inFlight > 0 ? "; letting \(inFlight) request(s) in flight finish (up to \(options.grace) s)" : "")")
-        watcher?.stop()
-        let cut = server.stop(grace: .milliseconds(Int(options.grace * 1000)))
+        let cut = mishap.stop(grace: .milliseconds(Int(options.grace * 1000)))
         if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
         if let pidFile = options.pidFile { removePidFile(pidFile, ifItIs: getpid()) }
         logger.info("stopped")

@@ -115,7 +115,7 @@ import Testing
 
     /// `flaky` fails about half the time (a seed makes it repeat); a 500 without `Retry-After` is never retried.
     @Test func flakyFailuresAreNotRetried() async throws {
-        try await Mishap.withServer(scenarios: defaultScenarios, options: MishapServerOptions(seed: 42)) { mishap in
+        try await Mishap.withServer(scenarios: defaultScenarios, options: MishapOptions(seed: 42)) { mishap in
             let session = mishap.session()
             let client = mishap.client(in: session)
             var failures = 0

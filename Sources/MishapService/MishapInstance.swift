@@ -1,0 +1,147 @@
+import Logging
+import MishapHTTP
+import MishapScenarios
+
+/// A running Mishap, put together in one place: the scenarios loaded into a `MishapService`,
+/// the `HTTPServer` that asks it what to answer, and for a folder the `ScenarioWatcher` that
+/// reloads it on edits. `mishap serve`, MishapTesting and the test harnesses all start Mishap
+/// through this type, so a part that fails to start is reported the same way everywhere.
+///
+/// ```swift
+/// let mishap = try MishapInstance.start(MishapInstance.Configuration(scenarios: .directory("scenarios")))
+/// print(mishap.url)                 // http://127.0.0.1:8080
+/// try mishap.reload()
+/// mishap.stop(grace: .seconds(10))
+/// ```
+public final class MishapInstance: Sendable {
+    /// Everything a running Mishap is made of, layer by layer.
+    public struct Configuration: Sendable {
+        /// Where the scenarios come from (a folder is read again on every reload).
+        public var scenarios: ScenarioSource
+        /// The journal, the admin API, the request log and the engine's options.
+        public var service: ServiceOptions
+        /// The address, threads and limits of the HTTP server.
+        public var server: ServerConfiguration
+        /// How edits to a scenarios folder are picked up (ignored for inline text).
+        public var watch: WatchMode
+
+        public init(scenarios: ScenarioSource, service: ServiceOptions = ServiceOptions(),
+                    server: ServerConfiguration = ServerConfiguration(), watch: WatchMode = .off) {
+            self.scenarios = scenarios
+            self.service = service
+            self.server = server
+            self.watch = watch
+        }
+    }
+
+    /// How edits to a scenarios folder are picked up.
+    public enum WatchMode: String, Sendable, CaseIterable {
+        /// inotify, else polling.
+        case auto
+        /// Polling only (twice a second), which works on every file system.
+        case poll
+        /// Not at all: only `reload()` (SIGHUP, `POST /__mishap/reload`) reads the folder again.
+        case off
+    }
+
+    /// Which part of Mishap did not start, and why.
+    public enum StartError: Error, CustomStringConvertible {
+        /// The scenarios have problems (located, `path:line:column`).
+        case scenarios(ScenarioError)
+        /// The server could not listen (a port in use, an unknown host).
+        case server(any Error)
+
+        public var description: String {
+            switch self {
+            case .scenarios(let error): error.description
+            case .server(let error): "\(error)"
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    /// The scenarios in force, the journal, the Retry-After check and the admin API.
+    public let service: MishapService
+    /// The server listening for clients.
+    public let server: HTTPServer
+    /// The folder watcher, when one is running.
+    public let watcher: ScenarioWatcher?
+    /// The URL clients use, `http://127.0.0.1:8080`.
+    public let url: String
+    /// The port listened on (the one picked when the configuration asked for 0).
+    public let port: UInt16
+
+    /// Loads the scenarios (unless `scenarios` gives them already loaded from the same source),
+    /// starts the server and, when asked, the watcher. Scenario problems and a server that
+    /// cannot listen are thrown; a watcher that cannot start is logged as a warning, and Mishap
+    /// serves on with edits picked up on reload only.
+    public static func start(_ configuration: Configuration, scenarios: ScenarioSet? = nil,
+                             logger: Logger = Logger(label: "mishap")) throws(StartError) -> MishapInstance {
+        let service: MishapService
+        if let scenarios {
+            service = MishapService(source: configuration.scenarios, scenarios: scenarios,
+                                    options: configuration.service, logger: logger)
+        } else {
+            do throws(ScenarioError) {
+                service = try MishapService(source: configuration.scenarios, options: configuration.service, logger: logger)
+            } catch {
+                throw .scenarios(error)
+            }
+        }
+        // Requests are followed to their end only when their lines are logged.
+        let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
+        let server = HTTPServer(configuration: configuration.server, responder: service,
+                                observer: logsRequests ? service : nil, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            throw .server(error)
+        }
+        return MishapInstance(configuration: configuration, service: service, server: server,
+                              watcher: startWatcher(configuration, service: service, logger: logger))
+    }
+
+    private init(configuration: Configuration, service: MishapService, server: HTTPServer, watcher: ScenarioWatcher?) {
+        self.configuration = configuration
+        self.service = service
+        self.server = server
+        self.watcher = watcher
+        url = server.url ?? "http://\(configuration.server.host):\(configuration.server.port)"
+        port = server.port ?? configuration.server.port
+    }
+
+    /// The watcher a configuration asks for, started; nil when none is asked or it cannot start.
+    private static func startWatcher(_ configuration: Configuration, service: MishapService,
+                                     logger: Logger) -> ScenarioWatcher? {
+        guard configuration.watch != .off, case .directory(let directory) = configuration.scenarios else { return nil }
+        let watcher = ScenarioWatcher(directory: directory, logger: logger) { [service] in
+            _ = try? service.reload()
+        }
+        do {
+            try watcher.start(forcePolling: configuration.watch == .poll)
+            return watcher
+        } catch {
+            logger.warning("\(error); edits are picked up on reload only (SIGHUP or POST /__mishap/reload)")
+            return nil
+        }
+    }
+
+    /// Reads the scenarios again, as `MishapService.reload()`: problems are logged and thrown,
+    /// and the scenarios in force keep answering.
+    @discardableResult
+    public func reload() throws(ScenarioError) -> ReloadSummary {
+        try service.reload()
+    }
+
+    /// Requests being answered now (delayed ones included).
+    public var requestsInFlight: Int { server.requestsInFlight }
+
+    /// Stops watching, stops accepting connections, lets requests in flight finish for up to
+    /// `grace` (hanging ones go at once), then closes what remains. Returns how many requests
+    /// were cut short. Idempotent.
+    @discardableResult
+    public func stop(grace: Duration = .zero) -> Int {
+        watcher?.stop()
+        return server.stop(grace: grace)
+    }
+}

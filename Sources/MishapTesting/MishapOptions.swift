@@ -1,0 +1,28 @@
+/// How a test server behaves; the defaults suit tests.
+public struct MishapOptions: Sendable {
+    /// Seeds `chance` and delay ranges so runs repeat.
+    public var seed: UInt64?
+    public var sessionHeader: String
+    public var ruleHeader: String
+    public var journalSize: Int
+    /// Picks up edits to a scenarios folder while the server runs.
+    public var watch: Bool
+    /// Logs one line per request (to standard error).
+    public var logRequests: Bool
+    public var threads: Int
+
+    public init(seed: UInt64? = nil, sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule",
+                journalSize: Int = 10_000, watch: Bool = false, logRequests: Bool = false, threads: Int = 2) {
+        self.seed = seed
+        self.sessionHeader = sessionHeader
+        self.ruleHeader = ruleHeader
+        self.journalSize = journalSize
+        self.watch = watch
+        self.logRequests = logRequests
+        self.threads = threads
+    }
+}
+
+/// The former name of `MishapOptions`.
+@available(*, deprecated, renamed: "MishapOptions")
+public typealias MishapServerOptions = MishapOptions
