@@ -26,6 +26,11 @@ let package = Package(
         // The few C functions Swift cannot call directly (variadic ones, va_list loggers).
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
+        // What every layer shares, written once: JSON string escaping, the error body, Base64,
+        // wall-clock dates, and the POSIX calls (files, descriptors, pipes, threads, folder
+        // events) behind one platform seam. Internal: in no product.
+        .target(name: "MishapSupport"),
+
         // Scenario model and rule engine: pure Swift, no sockets, no YAML.
         .target(name: "MishapEngine"),
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
@@ -46,7 +51,7 @@ let package = Package(
         .target(
             name: "MishapService",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

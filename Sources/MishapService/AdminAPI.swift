@@ -1,5 +1,6 @@
 import MishapEngine
 import MishapScenarios
+import MishapSupport
 
 /// The admin API under `/__mishap/`: health, the scenarios loaded, reset, reload, the request
 /// journal and the Retry-After check, in JSON, errors too. It answers loopback clients only,
@@ -218,6 +219,8 @@ struct AdminAPI: Sendable {
     }
 
     static func error(_ status: Int, _ reason: String) -> ResponsePlan {
-        json(status, .object([("error", .bool(true)), ("reason", .string(reason))]))
+        ResponsePlan(status: status, headers: [Field("Content-Type", "application/json; charset=utf-8"),
+                                                Field("Cache-Control", "no-store")],
+                     body: ErrorBody.json(reason: reason))
     }
 }

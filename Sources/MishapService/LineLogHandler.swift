@@ -1,8 +1,5 @@
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// A swift-log handler writing one line per message to a file descriptor (standard error by
 /// default): readable text, or one JSON object per line for machines. Each line goes out in a

@@ -2,6 +2,7 @@ import Logging
 import MishapEngine
 import MishapScenarios
 import MishapHTTP
+import MishapSupport
 import Synchronization
 
 /// Mishap as a running service: the scenarios in force (swapped whole on reload), the request

@@ -1,5 +1,6 @@
 import MishapEngine
 import Synchronization
+import MishapSupport
 
 /// How a client followed one `Retry-After`: the answer that carried it, and the client's next
 /// request to the same endpoint in the same session.

@@ -1,9 +1,6 @@
 import Logging
+import MishapSupport
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Calls back when anything under a scenarios folder changes: a file written, added, removed
 /// or renamed, in any sub-folder (`files/` included). It uses inotify, and polls once a
@@ -18,7 +15,7 @@ public final class ScenarioWatcher: @unchecked Sendable {
     private let onChange: @Sendable () -> Void
     private let logger: Logger
 
-    private var thread = pthread_t()
+    private var thread: OwnThread?
     /// The write end wakes the watching thread to stop.
     private var wakeup: (read: Int32, write: Int32) = (-1, -1)
     private let running = Mutex(false)
@@ -39,21 +36,20 @@ public final class ScenarioWatcher: @unchecked Sendable {
             defer { running = true }
             return !running
         }) else { return }
-        var fds: [Int32] = [0, 0]
-        guard makePipe(&fds, nonBlocking: true) else { throw WatchError(reason: "pipe: \(String(cString: strerror(errno)))") }
-        wakeup = (fds[0], fds[1])
-        let inotify = forcePolling ? -1 : inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        mechanism = inotify >= 0 ? .inotify : .polling
-        let context = Unmanaged.passRetained(WatchContext(watcher: self, inotify: inotify)).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            let watch = Unmanaged<WatchContext>.fromOpaque(context!).takeRetainedValue()
-            watch.run()
-            return nil
-        }, context)
-        guard created == 0 else {
-            Unmanaged<WatchContext>.fromOpaque(context).release()
+        guard let pipe = FileDescriptor.makePipe(nonBlocking: true) else {
+            throw WatchError(reason: "pipe: \(Platform.describe(errno: errno))")
+        }
+        wakeup = pipe
+        let events = forcePolling ? nil : FileEvents()
+        mechanism = events != nil ? .inotify : .polling
+        let context = WatchContext(watcher: self, events: events)
+        guard let thread = OwnThread({ context.run() }) else {
+            close(pipe.read)
+            close(pipe.write)
+            running.withLock { $0 = false }
             throw WatchError(reason: "cannot start a thread")
         }
+        self.thread = thread
     }
 
     /// Stops watching and waits for the thread to end.
@@ -64,7 +60,7 @@ public final class ScenarioWatcher: @unchecked Sendable {
         }) else { return }
         var byte: UInt8 = 1
         _ = write(wakeup.write, &byte, 1)
-        pthread_join(thread, nil)
+        thread?.join()
         close(wakeup.read)
         close(wakeup.write)
     }
@@ -79,33 +75,30 @@ public final class ScenarioWatcher: @unchecked Sendable {
     /// The watching thread's state.
     private final class WatchContext {
         let watcher: ScenarioWatcher
-        let inotify: Int32
-        /// Watch descriptors of the folders watched, by path.
-        var watched: [String: Int32] = [:]
+        /// Folder notifications; nil when polling.
+        let events: FileEvents?
 
-        init(watcher: ScenarioWatcher, inotify: Int32) {
+        init(watcher: ScenarioWatcher, events: FileEvents?) {
             self.watcher = watcher
-            self.inotify = inotify
+            self.events = events
         }
 
         func run() {
-            if inotify >= 0 {
-                watchFolders()
-                runInotify()
-                close(inotify)
+            if let events {
+                watchFolders(events)
+                runNotified(events)
             } else {
                 runPolling()
             }
         }
 
-        // MARK: inotify
+        // MARK: Notified
 
-        private func runInotify() {
+        private func runNotified(_ events: FileEvents) {
             var pending = false
-            var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
+                           pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0)]
                 let timeout = pending ? milliseconds(watcher.settle) : -1
                 let ready = poll(&fds, 2, timeout)
                 if ready < 0 && errno == EINTR { continue }
@@ -113,26 +106,23 @@ public final class ScenarioWatcher: @unchecked Sendable {
                 if ready == 0 {
                     // Quiet for `settle` after changes: report once.
                     pending = false
-                    watchFolders()
+                    watchFolders(events)
                     watcher.onChange()
                     continue
                 }
                 if fds[1].revents != 0 {
-                    while read(inotify, &buffer, buffer.count) > 0 {}
+                    events.drain()
                     pending = true
-                    watchFolders()
+                    watchFolders(events)
                 }
             }
         }
 
         /// Adds a watch on the folder and every sub-folder not yet watched (new ones appear
         /// with edits).
-        private func watchFolders() {
-            let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF
-                | IN_MOVE_SELF | IN_ATTRIB | IN_MODIFY)
-            for folder in ScenarioWatcher.folders(under: watcher.directory) where watched[folder] == nil {
-                let descriptor = inotify_add_watch(inotify, folder, mask)
-                if descriptor >= 0 { watched[folder] = descriptor }
+        private func watchFolders(_ events: FileEvents) {
+            for folder in ScenarioWatcher.folders(under: watcher.directory) {
+                events.watch(folder: folder)
             }
         }
 
@@ -169,12 +159,10 @@ public final class ScenarioWatcher: @unchecked Sendable {
         var queue = [root]
         var seen: Set<String> = []
         while let folder = queue.popLast() {
-            guard let resolved = realpath(folder, nil) else { continue }
-            let real = String(cString: resolved)
-            free(resolved)
+            guard let real = FileSystem.realPath(folder) else { continue }
             guard seen.insert(real).inserted else { continue }
             result.append(folder)
-            for (name, isFolder) in entries(of: folder) where isFolder {
+            for (name, isFolder) in FileSystem.entries(of: folder) where isFolder {
                 queue.append(folder + "/" + name)
             }
         }
@@ -185,7 +173,7 @@ public final class ScenarioWatcher: @unchecked Sendable {
     static func snapshot(of root: String) -> [String: [Int]] {
         var files: [String: [Int]] = [:]
         for folder in folders(under: root) {
-            for (name, isFolder) in entries(of: folder) where !isFolder {
+            for (name, isFolder) in FileSystem.entries(of: folder) where !isFolder {
                 var info = stat()
                 let path = folder + "/" + name
                 if stat(path, &info) == 0 {
@@ -195,31 +183,4 @@ public final class ScenarioWatcher: @unchecked Sendable {
         }
         return files
     }
-
-    /// A folder's entries (not `.` and `..`), and whether each is a folder (links followed).
-    private static func entries(of folder: String) -> [(String, Bool)] {
-        guard let stream = opendir(folder) else { return [] }
-        defer { closedir(stream) }
-        var result: [(String, Bool)] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            let isFolder = stat(folder + "/" + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-            result.append((name, isFolder))
-        }
-        return result
-    }
-}
-
-/// A pipe whose ends close on exec (and, if asked, never block).
-func makePipe(_ fds: inout [Int32], nonBlocking: Bool = false) -> Bool {
-    guard pipe(&fds) == 0 else { return false }
-    for fd in fds {
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        if nonBlocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-    }
-    return true
 }

@@ -1,0 +1,123 @@
+/// Files and folders through POSIX calls (no Foundation): folder listings, links resolved,
+/// small files read, files replaced whole.
+public enum FileSystem {
+    /// A folder's entries, not `.` and `..`, with whether each is a folder (links followed);
+    /// empty when the folder cannot be read.
+    public static func entries(of folder: String) -> [(name: String, isFolder: Bool)] {
+        guard let stream = opendir(folder) else { return [] }
+        defer { closedir(stream) }
+        var result: [(name: String, isFolder: Bool)] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            result.append((name, isDirectory(folder + "/" + name)))
+        }
+        return result
+    }
+
+    /// Whether `path` is a folder (a link to one included).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The path with every link and `..` resolved; nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The absolute form of a path (relative ones are taken from the current folder).
+    public static func absolutePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let folder = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return folder + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    /// A small file's text (invalid UTF-8 replaced), or nil when it cannot be read.
+    public static func readText(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Replaces a file's contents through a temporary file and a rename, so readers never see
+    /// half of it; false on an error.
+    public static func replaceContents(of path: String, with text: String) -> Bool {
+        let temporary = path + ".tmp\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        let written = FileDescriptor.writeAll(descriptor, text)
+        close(descriptor)
+        guard written, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+}
+
+/// Descriptors: whole writes, pipes, and what a spawned program inherits.
+public enum FileDescriptor {
+    /// Writes all of `text`, retrying after signals; false on an error.
+    public static func writeAll(_ descriptor: Int32, _ text: String) -> Bool {
+        writeAll(descriptor, Array(text.utf8))
+    }
+
+    /// Writes all of `bytes`, retrying after signals; false on an error.
+    public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// A pipe whose ends close on exec (and, if asked, never block); nil on an error.
+    public static func makePipe(nonBlocking: Bool = false) -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            if nonBlocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Marks every open descriptor above standard error close-on-exec, so a program started
+    /// next gets only the descriptors its spawn actions give it. Reads the open ones from
+    /// `/proc/self/fd` on Linux; elsewhere (or without /proc) tries every possible descriptor.
+    public static func markInheritedCloseOnExec() {
+        var descriptors: [Int32] = []
+        #if os(Linux)
+        for entry in FileSystem.entries(of: "/proc/self/fd") {
+            if let descriptor = Int32(entry.name), descriptor > 2 { descriptors.append(descriptor) }
+        }
+        #endif
+        if descriptors.isEmpty {
+            let highest = min(Int32(clamping: sysconf(Int32(_SC_OPEN_MAX))), 65_536)
+            if highest > 3 { descriptors = Array(3..<highest) }
+        }
+        for descriptor in descriptors {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+}
