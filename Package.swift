@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "Mishap",
+    // Linux is where Mishap is built and tested. macOS 15 is the first with the Synchronization
+    // module (Mutex, Atomic); Mishap is not built or tested there yet.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mishap", targets: ["mishap"]),
         .library(name: "MishapEngine", targets: ["MishapEngine"]),
@@ -21,7 +24,7 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
         // The few C functions Swift cannot call directly (variadic ones, va_list loggers).
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
