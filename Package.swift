@@ -80,6 +80,7 @@ let package = Package(
         // mutations. Test code only, in no product.
         .target(name: "MishapFuzzSupport", path: "Tests/MishapFuzzSupport"),
 
+        .testTarget(name: "MishapSupportTests", dependencies: ["MishapSupport"]),
         .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapFuzzSupport"]),
         .testTarget(
             name: "MishapScenariosTests",
