@@ -2,6 +2,7 @@ import ArgumentParser
 import MishapEngine
 import MishapScenarios
 
+/// `mishap routes`: the endpoints of a scenarios folder and their rules, in match order.
 struct Routes: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the endpoints of a scenarios folder and the rules of each, in match order."

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MishapScenarios
 
+/// `mishap validate`: loads a scenarios folder and reports its problems, without serving.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a scenarios folder without serving it.",
