@@ -108,6 +108,41 @@ struct ServeOptions: ParsableArguments {
             }
         }
     }
+
+    /// These options as arguments of `serve`, each written from its parsed value: what `start`
+    /// hands the server it starts. Every option is written (as `--name=value`, so a value that
+    /// starts with '-' stays a value) except an unset optional one and a flag that is off. A new
+    /// option must be added here: the command line tests compare what `start` hands over with
+    /// every option `serve --experimental-dump-help` lists.
+    var arguments: [String] {
+        var arguments: [String] = []
+        func add(_ name: String, _ value: CustomStringConvertible?) {
+            if let value { arguments.append("--\(name)=\(value)") }
+        }
+        add("scenarios", scenarioOptions.scenarios)
+        add("host", host)
+        add("port", port)
+        add("port-file", portFile)
+        add("threads", threads)
+        add("max-body", maxBody)
+        add("max-header-size", maxHeaderSize)
+        add("connection-limit", connectionLimit)
+        add("connection-timeout", connectionTimeout)
+        add("log-level", logLevel.rawValue)
+        add("log-format", logFormat.rawValue)
+        add("seed", seed)
+        add("session-header", sessionHeader)
+        add("rule-header", ruleHeader)
+        add("journal-size", journalSize)
+        add("max-sessions", maxSessions)
+        if noAdmin { arguments.append("--no-admin") }
+        add("admin-token", adminTokenOption)
+        add("watch", watch.rawValue)
+        add("grace", grace)
+        add("pid-file", pidFile)
+        add("ready-fd", readyDescriptor)
+        return arguments
+    }
 }
 
 extension LineLogHandler.Format: ExpressibleByArgument {}

@@ -53,8 +53,12 @@ struct Start: ParsableCommand {
             throw ExitCode.failure
         }
         // The child gets the pipe's write end as descriptor 3, its output in the log file,
-        // and a session of its own (so the terminal's signals do not reach it).
-        let arguments = ["mishap", "serve"] + serveArguments() + ["--pid-file", pidPath, "--ready-fd", "3"]
+        // and a session of its own (so the terminal's signals do not reach it). It is given
+        // every option of `serve` as parsed here, with the pid file and that descriptor.
+        var serve = options
+        serve.pidFile = pidPath
+        serve.readyDescriptor = 3
+        let arguments = ["mishap", "serve"] + serve.arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -98,28 +102,6 @@ struct Start: ParsableCommand {
         }
         for line in lines { printError("  \(line)") }
         throw ExitCode.failure
-    }
-
-    /// The arguments given to `start`, minus the ones that only `start` reads.
-    private func serveArguments() -> [String] {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        if let index = arguments.firstIndex(of: "start") { arguments.removeFirst(index + 1) }
-        var result: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--log-file" || argument == "--timeout" || argument == "--pid-file" || argument == "--ready-fd" {
-                index += 2
-                continue
-            }
-            if ["--log-file=", "--timeout=", "--pid-file=", "--ready-fd="].contains(where: { argument.hasPrefix($0) }) {
-                index += 1
-                continue
-            }
-            result.append(argument)
-            index += 1
-        }
-        return result
     }
 
     /// One line from `descriptor`, or nil at its end or after `timeout` seconds.
