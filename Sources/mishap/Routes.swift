@@ -8,10 +8,10 @@ struct Routes: ParsableCommand {
         abstract: "List the endpoints of a scenarios folder and the rules of each, in match order."
     )
 
-    @Argument(help: ArgumentHelp("The folder of scenario files.", valueName: "dir"))
-    var directory: String = "./scenarios"
+    @OptionGroup var folder: ScenariosFolderArguments
 
     func run() throws {
+        let directory = folder.folder
         let scenarios: ScenarioSet
         do {
             scenarios = try ScenarioLoader.load(directory: directory)

@@ -8,10 +8,10 @@ struct Validate: ParsableCommand {
         discussion: "Prints every problem as file:line:column: message. Exits 0 when the folder is valid, 1 when not."
     )
 
-    @Argument(help: ArgumentHelp("The folder of scenario files.", valueName: "dir"))
-    var directory: String = "./scenarios"
+    @OptionGroup var folder: ScenariosFolderArguments
 
     func run() throws {
+        let directory = folder.folder
         do {
             let scenarios = try ScenarioLoader.load(directory: directory)
             let rules = scenarios.endpoints.reduce(0) { $0 + $1.rules.count }
