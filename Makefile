@@ -23,8 +23,13 @@ build: deps
 	$(SWIFT) build
 
 ## release: the Swift runtime linked in, and a fixed-address (non-PIE) executable, which spares the
-## dynamic loader ~76,000 relocations at every start (about 1 ms)
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+## dynamic loader ~76,000 relocations at every start (about 1 ms). The flags are written once, in
+## scripts/release-flags: the Dockerfile reads that file, and the scripts that build a release
+## (bench, soak, image-check) get them from here, or read the file when run by hand.
+RELEASE_FLAGS := $(shell cat scripts/release-flags)
+ifeq ($(strip $(RELEASE_FLAGS)),)
+$(error scripts/release-flags is missing or empty)
+endif
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
