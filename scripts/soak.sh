@@ -8,8 +8,8 @@
 #
 # Environment: SOAK_SECONDS (default 180), SOAK_CONNECTIONS (wrk connections of the clean
 # traffic, default 16), MISHAP_BIN (soak an already built binary instead of building one).
-# Not part of `make test`: `make soak` runs it. Exit status: 0 all checks passed, 1 a check
-# failed, 2 the soak could not run.
+# Not part of `make test` or `make check`: `make soak` runs it. Exit status: 0 all checks
+# passed, 1 a check failed, 2 the soak could not run.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
