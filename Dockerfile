@@ -15,9 +15,11 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
-# The flags of `make release`: the Swift runtime linked in, a non-PIE executable.
-RUN swift build -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie --product mishap \
- && cp "$(swift build -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie --show-bin-path)/mishap" /usr/local/bin/mishap
+# The flags of `make release` (the Swift runtime linked in, a non-PIE executable), from the file
+# that holds them for the Makefile too.
+COPY scripts/release-flags ./
+RUN swift build $(cat release-flags) --product mishap \
+ && cp "$(swift build $(cat release-flags) --show-bin-path)/mishap" /usr/local/bin/mishap
 
 FROM debian:bookworm-slim
 # libmicrohttpd12 brings its own dependencies (GnuTLS); glibc, libstdc++ and libgcc are in the base image.

@@ -1,5 +1,6 @@
-# Mishap: `make run` serves the default scenarios, `make test` runs every test.
-# Both install what is missing first (libmicrohttpd-dev through apt-get).
+# Mishap: `make run` serves the default scenarios, `make test` runs every test; `make check` (what
+# CI runs, before `make sanitize`) adds a smoke pass of the benchmarks and the image check.
+# All install what is missing first (libmicrohttpd-dev through apt-get).
 
 SWIFT ?= swift
 SCENARIOS ?= scenarios
@@ -7,7 +8,7 @@ ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libmicrohttpd-dev pkg-config curl
 
-.PHONY: all deps build release run test clean
+.PHONY: all deps build release run test check clean
 
 all: build
 
@@ -23,8 +24,13 @@ build: deps
 	$(SWIFT) build
 
 ## release: the Swift runtime linked in, and a fixed-address (non-PIE) executable, which spares the
-## dynamic loader ~76,000 relocations at every start (about 1 ms)
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+## dynamic loader ~76,000 relocations at every start (about 1 ms). The flags are written once, in
+## scripts/release-flags: the Dockerfile reads that file, and the scripts that build a release
+## (bench, soak, image-check) get them from here, or read the file when run by hand.
+RELEASE_FLAGS := $(shell cat scripts/release-flags)
+ifeq ($(strip $(RELEASE_FLAGS)),)
+$(error scripts/release-flags is missing or empty)
+endif
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
@@ -33,19 +39,24 @@ release: deps
 run: release
 	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
 
-## test: build and run every test (after a brief smoke pass of the benchmark harness and the image
-## check), in three runs. The tests that start processes run on their own: Foundation's
-## Process.run can crash in a test process holding thousands of sockets (the in-process server
-## tests, all at once). The fuzzers run last and alone: they keep both cores busy for several
-## seconds, which would starve the tests that measure delays.
+## test: build and run every test, and only the tests, in three runs. The tests that start
+## processes run on their own: Foundation's Process.run can crash in a test process holding
+## thousands of sockets (the in-process server tests, all at once). The fuzzers run last and
+## alone: they keep both cores busy for several seconds, which would starve the tests that
+## measure delays.
 FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
 test: deps
-	$(MAKE) bench-smoke
-	$(MAKE) image-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
 	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
 	$(SWIFT) test --skip-build --filter "$(FUZZ_TESTS)"
+
+## check: every test, then a brief smoke pass of the benchmark harness and the image check (both
+## build a release binary in .build-bench; the benchmarks install wrk if it is missing)
+check: deps
+	$(MAKE) test
+	$(MAKE) bench-smoke
+	$(MAKE) image-check
 
 ## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
@@ -53,15 +64,16 @@ test: deps
 bench: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh $(BENCH_ARGS)
 
-## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness working)
+## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness
+## working; make check runs it)
 bench-smoke: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --smoke $(BENCH_ARGS)
 
 ## sanitize: every test under AddressSanitizer (with LeakSanitizer), then all but the scenario
 ## loader fuzzing under ThreadSanitizer; fails on any report, from a test or from a mishap
-## process a test started. Not part of make test: about 7 + 5 minutes on two cores, building in
-## .build-asan and .build-tsan. make asan or make tsan runs one; SANITIZE_GROUPS="main cli"
-## picks groups (see scripts/sanitize.sh).
+## process a test started. Not part of make test or make check (CI runs it after them): about
+## 7 + 5 minutes on two cores, building in .build-asan and .build-tsan. make asan or make tsan
+## runs one; SANITIZE_GROUPS="main cli" picks groups (see scripts/sanitize.sh).
 .PHONY: sanitize asan tsan
 sanitize: deps
 	$(MAKE) asan
@@ -75,14 +87,14 @@ tsan: deps
 
 ## soak: every fault, delay, cycle, session, reload and admin call at once under wrk against a
 ## release build for SOAK_SECONDS (default 180), then checks that RSS stayed flat, descriptors
-## came back, the server lives and nothing failed unasked (not part of make test; exits 1 on a
+## came back, the server lives and nothing failed unasked (not part of make test or make check; exits 1 on a
 ## failed check). SOAK_ARGS passes options to scripts/soak/soak.py.
 .PHONY: soak
 soak: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/soak.sh $(SOAK_ARGS)
 
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
-## a folder outside the source tree); make test runs it
+## a folder outside the source tree); make check runs it
 .PHONY: image-check
 image-check: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/image-check.sh

@@ -18,8 +18,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SCRATCH=.build-bench
-# The flags of `make release` (the Makefile passes them); the same defaults when run directly.
-read -r -a RELEASE <<<"${RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie}"
+# The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
+# scripts/release-flags, which this reads itself when run by hand.
+read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
+[ ${#RELEASE[@]} -gt 0 ] || { echo "bench: no release flags (scripts/release-flags)" >&2; exit 2; }
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
 if ! command -v wrk >/dev/null 2>&1; then

@@ -8,7 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
-read -r -a RELEASE <<<"${RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie}"
+# The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
+# scripts/release-flags, which this reads itself when run by hand.
+read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
+[ ${#RELEASE[@]} -gt 0 ] || { echo "image-check: no release flags (scripts/release-flags)" >&2; exit 2; }
 
 binary=${1:-}
 if [ -z "$binary" ]; then

@@ -8,15 +8,17 @@
 #
 # Environment: SOAK_SECONDS (default 180), SOAK_CONNECTIONS (wrk connections of the clean
 # traffic, default 16), MISHAP_BIN (soak an already built binary instead of building one).
-# Not part of `make test`: `make soak` runs it. Exit status: 0 all checks passed, 1 a check
-# failed, 2 the soak could not run.
+# Not part of `make test` or `make check`: `make soak` runs it. Exit status: 0 all checks
+# passed, 1 a check failed, 2 the soak could not run.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SCRATCH=.build-soak
-# The flags of `make release` (the Makefile passes them); the same defaults when run directly.
-read -r -a RELEASE <<<"${RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie}"
+# The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
+# scripts/release-flags, which this reads itself when run by hand.
+read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
+[ ${#RELEASE[@]} -gt 0 ] || { echo "soak: no release flags (scripts/release-flags)" >&2; exit 2; }
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
 if ! command -v wrk >/dev/null 2>&1; then

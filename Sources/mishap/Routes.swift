@@ -2,15 +2,16 @@ import ArgumentParser
 import MishapEngine
 import MishapScenarios
 
+/// `mishap routes`: the endpoints of a scenarios folder and their rules, in match order.
 struct Routes: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the endpoints of a scenarios folder and the rules of each, in match order."
     )
 
-    @Argument(help: ArgumentHelp("The folder of scenario files.", valueName: "dir"))
-    var directory: String = "./scenarios"
+    @OptionGroup var folder: ScenariosFolderArguments
 
     func run() throws {
+        let directory = folder.folder
         let scenarios: ScenarioSet
         do {
             scenarios = try ScenarioLoader.load(directory: directory)

@@ -1,16 +1,17 @@
 import ArgumentParser
 import MishapScenarios
 
+/// `mishap validate`: loads a scenarios folder and reports its problems, without serving.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a scenarios folder without serving it.",
         discussion: "Prints every problem as file:line:column: message. Exits 0 when the folder is valid, 1 when not."
     )
 
-    @Argument(help: ArgumentHelp("The folder of scenario files.", valueName: "dir"))
-    var directory: String = "./scenarios"
+    @OptionGroup var folder: ScenariosFolderArguments
 
     func run() throws {
+        let directory = folder.folder
         do {
             let scenarios = try ScenarioLoader.load(directory: directory)
             let rules = scenarios.endpoints.reduce(0) { $0 + $1.rules.count }

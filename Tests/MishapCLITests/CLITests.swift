@@ -126,6 +126,29 @@ struct CLITests {
         Self.expectBadFolderDiagnostics(result.standardError, folder: folder.path)
     }
 
+    // MARK: the folder, as an argument or with --scenarios
+
+    @Test("validate and routes take the folder as an argument or with --scenarios, as serve does", arguments: ["validate", "routes"])
+    func folderEitherWay(command: String) async throws {
+        let positional = try await runMishap([command, "scenarios"], currentDirectory: Paths.repository)
+        #expect(positional.status == 0, "\(positional)")
+        #expect(!positional.standardOutput.isEmpty)
+        // Both at once is fine when they agree.
+        for arguments in [[command, "--scenarios", "scenarios"], [command, "--scenarios=scenarios"],
+                          [command, "scenarios", "--scenarios", "scenarios"], [command, "--scenarios", "scenarios", "scenarios"]] {
+            let result = try await runMishap(arguments, currentDirectory: Paths.repository)
+            #expect(result.status == 0, "\(arguments): \(result)")
+            #expect(result.standardOutput == positional.standardOutput, "\(arguments): \(result.standardOutput)")
+            #expect(result.standardError.isEmpty, "\(arguments): \(result.standardError)")
+        }
+
+        // A bad folder named with --scenarios is reported as when named as the argument.
+        let folder = try Self.badFolder()
+        let bad = try await runMishap([command, "--scenarios", folder.path])
+        #expect(bad.status == 1, "\(bad)")
+        Self.expectBadFolderDiagnostics(bad.standardError, folder: folder.path)
+    }
+
     // MARK: help and argument errors
 
     @Test("--help lists the subcommands")
@@ -164,6 +187,8 @@ struct CLITests {
         (["serve", "--max-body=-5"], "--max-body must not be negative"),
         (["serve", "--log-level", "loud"], "loud"),
         (["validate", "a", "b"], "b"),
+        (["validate", "a", "--scenarios", "b"], "the scenarios folder is given twice, as 'a' and with --scenarios 'b'"),
+        (["routes", "--scenarios=b", "a"], "the scenarios folder is given twice, as 'a' and with --scenarios 'b'"),
         (["serve", "--rule-header", "not a header"], "--rule-header must be a header name"),
         (["serve", "--grace", "1e300"], "--grace must be from 0 to 86400 seconds"),
         (["serve", "--grace", "nan"], "--grace must be from 0 to 86400 seconds"),

@@ -20,10 +20,12 @@ struct DaemonTests {
         let body: String
     }
 
-    /// One HTTP/1.1 request on a fresh connection (`Connection: close`), read to the end; nil when
-    /// the connection fails (refused, reset, or no answer within `timeoutSeconds`). Quicker than
-    /// running curl, so polling every 50 ms measures the server rather than process spawning.
-    static func fetch(_ port: UInt16, _ path: String, method: String = "GET", timeoutSeconds: Int = 10) -> Answer? {
+    /// One HTTP/1.1 request to `host` (an IPv4 address) on a fresh connection (`Connection: close`,
+    /// after `headers`, each `Name: value`), read to the end; nil when the connection fails
+    /// (refused, reset, or no answer within `timeoutSeconds`). Quicker than running curl, so
+    /// polling every 50 ms measures the server rather than process spawning.
+    static func fetch(_ port: UInt16, _ path: String, method: String = "GET", host: String = "127.0.0.1",
+                      headers: [String] = [], timeoutSeconds: Int = 10) -> Answer? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -33,14 +35,15 @@ struct DaemonTests {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard connected == 0 else { return nil }
-        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8)
+        let extra = headers.map { $0 + "\r\n" }.joined()
+        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n\(extra)Connection: close\r\nContent-Length: 0\r\n\r\n".utf8)
         var sent = 0
         while sent < request.count {
             let count = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }

@@ -1,7 +1,8 @@
 import ArgumentParser
 
+/// The root command, `mishap`: its subcommands, and the scenario prefetch started before parsing.
 @main
-struct Mishap: ParsableCommand {
+struct MishapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mishap",
         abstract: "A local HTTP mock server that fails on purpose.",
@@ -19,10 +20,4 @@ struct Mishap: ParsableCommand {
         ScenarioPrefetch.start(arguments: CommandLine.arguments)
         main(nil)
     }
-}
-
-/// The scenarios folder argument shared by the subcommands that read one.
-struct ScenariosOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The folder of scenario files to load.", valueName: "dir"))
-    var scenarios: String = "./scenarios"
 }

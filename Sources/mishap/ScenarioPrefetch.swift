@@ -12,7 +12,7 @@ import Glibc
 /// default). `Serve` uses the result only when the folder it parsed is the one guessed; any
 /// other case loads as usual, so a wrong guess costs time, never correctness.
 final class ScenarioPrefetch: @unchecked Sendable {
-    /// Started by `Mishap.main` before parsing; nil for other subcommands.
+    /// Started by `MishapCommand.main` before parsing; nil for other subcommands.
     nonisolated(unsafe) static var started: ScenarioPrefetch?
 
     let directory: String

@@ -1,0 +1,150 @@
+import ArgumentParser
+import Logging
+import MishapEngine
+import MishapHTTP
+import MishapService
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The options of `serve`, which `start` takes too (and hands to the server it starts).
+struct ServeOptions: ParsableArguments {
+    @OptionGroup var scenarioOptions: ScenariosOption
+
+    @Option(help: "The address to bind. Loopback by default; 0.0.0.0 opens Mishap to the network.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The TCP port; 0 picks a free one.")
+    var port: Int = 8080
+
+    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
+    var portFile: String?
+
+    @Option(help: "Worker threads, each with its own epoll loop (the default is one per processor).")
+    var threads: Int = ServerConfiguration.processorCount
+
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body accepted; larger ones get 413.", valueName: "bytes"))
+    var maxBody: Int = 10 << 20
+
+    @Option(name: .customLong("max-header-size"), help: ArgumentHelp("Largest header section accepted; larger ones get 431. It also sets each connection's buffer, so memory per connection.", valueName: "bytes"))
+    var maxHeaderSize: Int = 8 << 10
+
+    @Option(name: .customLong("connection-limit"), help: ArgumentHelp("Most connections open at once; more wait in the listen queue until one closes.", valueName: "count"))
+    var connectionLimit: Int = 4096
+
+    @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed and hanging answers are not idle.", valueName: "seconds"))
+    var connectionTimeout: Int = 30
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. Request lines are logged at info.")
+    var logLevel: Logger.Level = .info
+
+    @Option(name: .customLong("log-format"), help: "text, or json (one object per line).")
+    var logFormat: LineLogHandler.Format = .text
+
+    @Option(help: "Seeds 'chance', delay ranges and garbage bytes, so a run of requests can be repeated.")
+    var seed: UInt64?
+
+    @Option(name: .customLong("session-header"), help: ArgumentHelp("Requests carrying this header keep their own cycle positions, one set per value.", valueName: "name"))
+    var sessionHeader: String = EngineOptions().sessionHeader
+
+    @Option(name: .customLong("rule-header"), help: ArgumentHelp("Requests carrying this header are answered by the named rule of their endpoint, whatever its 'when'.", valueName: "name"))
+    var ruleHeader: String = EngineOptions().ruleHeader
+
+    @Option(name: .customLong("journal-size"), help: ArgumentHelp("Requests the journal keeps for /__mishap/requests (the oldest make room); 0 keeps none.", valueName: "count"))
+    var journalSize: Int = 1000
+
+    @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Sessions each cycle rule remembers; past that, the least recently seen start over.", valueName: "count"))
+    var maxSessions: Int = EngineOptions.defaultMaxSessions
+
+    @Flag(name: .customLong("no-admin"), help: "Turn off the admin API under /__mishap/.")
+    var noAdmin = false
+
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp("Require this token on every admin call (Authorization: Bearer TOKEN, or X-Mishap-Admin-Token), and then accept admin calls from other machines too. Read from MISHAP_ADMIN_TOKEN when not given.", valueName: "token"))
+    var adminTokenOption: String?
+
+    /// The admin token: the flag, else the environment variable.
+    var adminToken: String? {
+        adminTokenOption ?? getenv(Self.adminTokenVariable).map { String(cString: $0) }
+    }
+
+    static let adminTokenVariable = "MISHAP_ADMIN_TOKEN"
+
+    @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
+    var watch: WatchMode = .auto
+
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish.", valueName: "seconds"))
+    var grace: Double = 10
+
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving.", valueName: "path"))
+    var pidFile: String?
+
+    /// Where `start` learns that the server is up: the URL is written to this descriptor, then it is closed.
+    @Option(name: .customLong("ready-fd"), help: .hidden)
+    var readyDescriptor: Int32?
+
+    enum WatchMode: String, ExpressibleByArgument, CaseIterable {
+        case auto, poll, off
+    }
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
+        guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
+        guard (1...1_000_000).contains(connectionLimit) else { throw ValidationError("--connection-limit must be from 1 to 1000000") }
+        guard (0...86_400).contains(connectionTimeout) else { throw ValidationError("--connection-timeout must be from 0 to 86400 seconds") }
+        guard (1...10_000_000).contains(maxSessions) else { throw ValidationError("--max-sessions must be from 1 to 10000000") }
+        if let token = adminToken {
+            guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("the admin token (--admin-token or \(Self.adminTokenVariable)) must be printable ASCII with no spaces, and not empty")
+            }
+        }
+        guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
+        guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
+        for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+                throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")
+            }
+        }
+    }
+
+    /// These options as arguments of `serve`, each written from its parsed value: what `start`
+    /// hands the server it starts. Every option is written (as `--name=value`, so a value that
+    /// starts with '-' stays a value) except an unset optional one and a flag that is off. A new
+    /// option must be added here: the command line tests compare what `start` hands over with
+    /// every option `serve --experimental-dump-help` lists.
+    var arguments: [String] {
+        var arguments: [String] = []
+        func add(_ name: String, _ value: CustomStringConvertible?) {
+            if let value { arguments.append("--\(name)=\(value)") }
+        }
+        add("scenarios", scenarioOptions.scenarios)
+        add("host", host)
+        add("port", port)
+        add("port-file", portFile)
+        add("threads", threads)
+        add("max-body", maxBody)
+        add("max-header-size", maxHeaderSize)
+        add("connection-limit", connectionLimit)
+        add("connection-timeout", connectionTimeout)
+        add("log-level", logLevel.rawValue)
+        add("log-format", logFormat.rawValue)
+        add("seed", seed)
+        add("session-header", sessionHeader)
+        add("rule-header", ruleHeader)
+        add("journal-size", journalSize)
+        add("max-sessions", maxSessions)
+        if noAdmin { arguments.append("--no-admin") }
+        add("admin-token", adminTokenOption)
+        add("watch", watch.rawValue)
+        add("grace", grace)
+        add("pid-file", pidFile)
+        add("ready-fd", readyDescriptor)
+        return arguments
+    }
+}
+
+extension LineLogHandler.Format: ExpressibleByArgument {}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
