@@ -46,52 +46,46 @@ struct JSONParser {
     }
 
     mutating func parseObject() -> JSONValue? {
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { return nil }
-        index += 1
-        var members: [(String, JSONValue)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = parseString() else { return nil }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-            index += 1
-            skipWhitespace()
-            guard let value = parseValue() else { return nil }
-            members.append((key, value))
-            skipWhitespace()
-            guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-            return nil
-        }
+        parseElements(closing: UInt8(ascii: "}")) { $0.parseMember() }.map(JSONValue.object)
     }
 
     mutating func parseArray() -> JSONValue? {
+        parseElements(closing: UInt8(ascii: "]")) { $0.parseValue() }.map(JSONValue.array)
+    }
+
+    /// One member of an object: a key, a colon and a value.
+    mutating func parseMember() -> (String, JSONValue)? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = parseString() else { return nil }
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+        index += 1
+        skipWhitespace()
+        return parseValue().map { (key, $0) }
+    }
+
+    /// The elements of an object or an array, read from its opening bracket to `closing`:
+    /// `element` reads one (a member or an item); the commas between them and the white space
+    /// around them are read here. Nil when the list is not valid JSON, or nests deeper than
+    /// `maximumDepth`.
+    private mutating func parseElements<Element>(closing: UInt8, _ element: (inout JSONParser) -> Element?) -> [Element]? {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { return nil }
         index += 1
-        var items: [JSONValue] = []
+        var elements: [Element] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        if index < bytes.count, bytes[index] == closing {
             index += 1
-            return .array(items)
+            return elements
         }
         while true {
             skipWhitespace()
-            guard let value = parseValue() else { return nil }
-            items.append(value)
+            guard let value = element(&self) else { return nil }
+            elements.append(value)
             skipWhitespace()
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if bytes[index] == closing { index += 1; return elements }
             return nil
         }
     }
