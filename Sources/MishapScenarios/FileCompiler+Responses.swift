@@ -117,18 +117,13 @@ extension FileCompiler {
         var delay: Delay?
         if let node = keyed["delay"] {
             if case .mapping = node {
-                if let range = mapping(node, allowedKeys: ["min", "max"], what: "'delay'") {
-                    let low = range["min"].flatMap { duration($0, what: "'min'") }
-                    let high = range["max"].flatMap { duration($0, what: "'max'") }
-                    if let low, let high {
-                        if low <= high { delay = .uniform(low...high) } else {
-                            error("'delay' needs min <= max", at: node)
-                            valid = false
-                        }
-                    } else {
-                        if range["min"] == nil || range["max"] == nil {
-                            error("a 'delay' range needs both 'min' and 'max' (milliseconds)", at: node)
-                        }
+                let range = bothValues(
+                    node, keys: ("min", "max"), what: "'delay'",
+                    missing: "a 'delay' range needs both 'min' and 'max' (milliseconds)",
+                    { $0.duration($1, what: "'min'") }, { $0.duration($1, what: "'max'") })
+                if case let (low, high)? = range {
+                    if low <= high { delay = .uniform(low...high) } else {
+                        error("'delay' needs min <= max", at: node)
                         valid = false
                     }
                 } else {
@@ -148,19 +143,13 @@ extension FileCompiler {
 
         var dribble: Dribble?
         if let node = keyed["dribble"] {
-            if let spec = mapping(node, allowedKeys: ["chunks", "duration"], what: "'dribble'") {
-                let chunks = spec["chunks"].flatMap {
-                    integer($0, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)")
-                }
-                let length = spec["duration"].flatMap { duration($0, what: "'duration'") }
-                if let chunks, let length {
-                    dribble = Dribble(chunks: chunks, milliseconds: length)
-                } else {
-                    if spec["chunks"] == nil || spec["duration"] == nil {
-                        error("'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)", at: node)
-                    }
-                    valid = false
-                }
+            let spec = bothValues(
+                node, keys: ("chunks", "duration"), what: "'dribble'",
+                missing: "'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)",
+                { $0.integer($1, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)") },
+                { $0.duration($1, what: "'duration'") })
+            if case let (chunks, length)? = spec {
+                dribble = Dribble(chunks: chunks, milliseconds: length)
             } else {
                 valid = false
             }
@@ -188,6 +177,23 @@ extension FileCompiler {
             valid = false
         }
         return valid ? (delay, hang, dribble, fault) : nil
+    }
+
+    /// The two values of a mapping that needs both its keys (a `delay` range's `min` and `max`,
+    /// a `dribble`'s `chunks` and `duration`), each read by its function. Nil, after reporting,
+    /// when the mapping or a value is wrong, or a key is missing (reported as `missing`).
+    private mutating func bothValues<First, Second>(
+        _ node: Node, keys: (String, String), what: String, missing: String,
+        _ first: (inout FileCompiler, Node) -> First?, _ second: (inout FileCompiler, Node) -> Second?
+    ) -> (First, Second)? {
+        guard let spec = mapping(node, allowedKeys: [keys.0, keys.1], what: what) else { return nil }
+        let firstValue = spec[keys.0].flatMap { first(&self, $0) }
+        let secondValue = spec[keys.1].flatMap { second(&self, $0) }
+        guard let firstValue, let secondValue else {
+            if spec[keys.0] == nil || spec[keys.1] == nil { error(missing, at: node) }
+            return nil
+        }
+        return (firstValue, secondValue)
     }
 
     /// Milliseconds, written as a number (`300`) or with a unit (`300ms`, `1.5s`).
