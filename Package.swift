@@ -26,8 +26,10 @@ let package = Package(
         // The few C functions Swift cannot call directly (variadic ones, va_list loggers).
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
+        // The regular expressions of `matches` conditions, matched in linear time: pure Swift.
+        .target(name: "MishapPattern"),
         // Scenario model and rule engine: pure Swift, no sockets, no YAML.
-        .target(name: "MishapEngine"),
+        .target(name: "MishapEngine", dependencies: ["MishapPattern"]),
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
         .target(
             name: "MishapScenarios",
@@ -72,6 +74,7 @@ let package = Package(
         // mutations. Test code only, in no product.
         .target(name: "MishapFuzzSupport", path: "Tests/MishapFuzzSupport"),
 
+        .testTarget(name: "MishapPatternTests", dependencies: ["MishapPattern", "MishapFuzzSupport"]),
         .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapFuzzSupport"]),
         .testTarget(
             name: "MishapScenariosTests",
