@@ -34,8 +34,10 @@ let package = Package(
         // events) behind one platform seam. Internal: in no product.
         .target(name: "MishapSupport"),
 
+        // The regular expressions of `matches` conditions, matched in linear time: pure Swift.
+        .target(name: "MishapPattern"),
         // Scenario model and rule engine: pure Swift, no sockets, no YAML.
-        .target(name: "MishapEngine"),
+        .target(name: "MishapEngine", dependencies: ["MishapPattern"]),
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
         .target(
             name: "MishapScenarios",
@@ -81,6 +83,7 @@ let package = Package(
         .target(name: "MishapFuzzSupport", path: "Tests/MishapFuzzSupport"),
 
         .testTarget(name: "MishapSupportTests", dependencies: ["MishapSupport"]),
+        .testTarget(name: "MishapPatternTests", dependencies: ["MishapPattern", "MishapFuzzSupport"]),
         .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapFuzzSupport"]),
         .testTarget(
             name: "MishapScenariosTests",

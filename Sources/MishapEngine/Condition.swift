@@ -1,3 +1,7 @@
+// `Condition.matches` takes a `Pattern`: whoever imports the engine to build conditions gets the
+// pattern module with it.
+@_exported import MishapPattern
+
 /// A test on one request value (which may be absent).
 public indirect enum Condition: Sendable {
     /// The value is present and equal to the string.

@@ -1,14 +1,3 @@
-/// A name and a value, as in a query parameter, a form field or an HTTP header.
-public struct Field: Sendable, Equatable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// One HTTP request as the engine sees it: already decoded, with the body read completely.
 public struct Request: Sendable {
     /// The method in upper case, e.g. `GET`.
@@ -43,22 +32,5 @@ public struct Request: Sendable {
     public func headerValue(_ name: String) -> String? {
         for field in headers where field.name.equalsIgnoringASCIICase(name) { return field.value }
         return nil
-    }
-}
-
-extension UInt8 {
-    /// Equal, or the same ASCII letter in another case.
-    func equalsIgnoringASCIICase(_ other: UInt8) -> Bool {
-        if self == other { return true }
-        let folded = self | 0x20
-        return folded == other | 0x20 && folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
-    }
-}
-
-extension String {
-    /// Compares two strings byte by byte, folding ASCII letters only (as HTTP header names do).
-    func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        return a.count == b.count && zip(a, b).allSatisfy { $0.equalsIgnoringASCIICase($1) }
     }
 }

@@ -69,7 +69,8 @@ public final class HTTPServer: @unchecked Sendable {
         let logContext = UnsafeMutablePointer<mishap_logger>.allocate(capacity: 1)
         logContext.initialize(to: mishap_logger(log: logFromDaemon, cls: context.toOpaque()))
 
-        // MHD_USE_TURBO closes without a prior shutdown, which lets the `reset` fault send a RST.
+        // MHD_USE_TURBO closes without a prior shutdown, which lets the `reset` fault send a RST
+        // (each flag and option: docs/libmicrohttpd.md, "Daemon flags and options").
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_USE_ITC.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }

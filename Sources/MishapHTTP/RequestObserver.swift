@@ -1,25 +1,3 @@
-import MishapEngine
-
-/// A request the server has finished with: answered, faulted, or abandoned.
-public struct CompletedRequest: Sendable {
-    public var method: String
-    /// The path without the query string.
-    public var path: String
-    /// The status sent; nil when none was (a fault, a hang, a refused or cut-short request).
-    public var status: Int?
-    /// The rule that answered, when one did.
-    public var rule: String?
-    /// The endpoint that answered (`GET /login`), when one did.
-    public var endpoint: String?
-    /// The fault carried out instead of an answer, if any.
-    public var fault: Fault?
-    /// From the request's headers arriving to the server being done with it (delays and
-    /// dribbles included).
-    public var duration: Duration
-    /// False when the request ended early: the client left, a timeout, or the server stopped.
-    public var completedNormally: Bool
-}
-
 /// Told about every request when the server is done with it (for request logs).
 public protocol RequestObserver: Sendable {
     func completed(_ request: CompletedRequest)

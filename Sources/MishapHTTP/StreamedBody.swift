@@ -54,7 +54,8 @@ final class StreamedBody {
             return copy(from: position, upTo: bytes.count, into: buffer, capacity: capacity)
         case .truncate(let sent):
             guard position < sent else {
-                // Under MHD_USE_TURBO an error end leaves the socket open until timeout (trap 5).
+                // Under MHD_USE_TURBO an error end leaves the socket open until timeout
+                // (docs/libmicrohttpd.md, "An error end under TURBO leaves the socket open").
                 shutdown(socket, Int32(SHUT_RDWR))
                 return Self.endWithError
             }

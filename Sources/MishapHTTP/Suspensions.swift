@@ -9,9 +9,10 @@ import Glibc
 /// The connections held suspended (delayed, hanging, or between dribbled pieces), so each is
 /// resumed exactly once: by its timer, when its client goes away, or when the server stops.
 ///
-/// libmicrohttpd aborts if the daemon stops with a connection still suspended (trap 4), and a
-/// resume after the daemon is gone is a use after free: every suspend and resume happens under
-/// one lock, and once stopping begins nothing new is suspended.
+/// libmicrohttpd aborts if the daemon stops with a connection still suspended, and a resume
+/// after the daemon is gone is a use after free: every suspend and resume happens under one
+/// lock, and once stopping begins nothing new is suspended
+/// (docs/libmicrohttpd.md, "Stopping with a suspended connection aborts").
 final class Suspensions: Sendable {
     private struct State {
         var stopping = false

@@ -117,18 +117,13 @@ extension FileCompiler {
         var delay: Delay?
         if let node = keyed["delay"] {
             if case .mapping = node {
-                if let range = mapping(node, allowedKeys: ["min", "max"], what: "'delay'") {
-                    let low = range["min"].flatMap { duration($0, what: "'min'") }
-                    let high = range["max"].flatMap { duration($0, what: "'max'") }
-                    if let low, let high {
-                        if low <= high { delay = .uniform(low...high) } else {
-                            error("'delay' needs min <= max", at: node)
-                            valid = false
-                        }
-                    } else {
-                        if range["min"] == nil || range["max"] == nil {
-                            error("a 'delay' range needs both 'min' and 'max' (milliseconds)", at: node)
-                        }
+                let range = bothValues(
+                    node, keys: ("min", "max"), what: "'delay'",
+                    missing: "a 'delay' range needs both 'min' and 'max' (milliseconds)",
+                    { $0.duration($1, what: "'min'") }, { $0.duration($1, what: "'max'") })
+                if case let (low, high)? = range {
+                    if low <= high { delay = .uniform(low...high) } else {
+                        error("'delay' needs min <= max", at: node)
                         valid = false
                     }
                 } else {
@@ -148,19 +143,13 @@ extension FileCompiler {
 
         var dribble: Dribble?
         if let node = keyed["dribble"] {
-            if let spec = mapping(node, allowedKeys: ["chunks", "duration"], what: "'dribble'") {
-                let chunks = spec["chunks"].flatMap {
-                    integer($0, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)")
-                }
-                let length = spec["duration"].flatMap { duration($0, what: "'duration'") }
-                if let chunks, let length {
-                    dribble = Dribble(chunks: chunks, milliseconds: length)
-                } else {
-                    if spec["chunks"] == nil || spec["duration"] == nil {
-                        error("'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)", at: node)
-                    }
-                    valid = false
-                }
+            let spec = bothValues(
+                node, keys: ("chunks", "duration"), what: "'dribble'",
+                missing: "'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)",
+                { $0.integer($1, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)") },
+                { $0.duration($1, what: "'duration'") })
+            if case let (chunks, length)? = spec {
+                dribble = Dribble(chunks: chunks, milliseconds: length)
             } else {
                 valid = false
             }
@@ -190,6 +179,23 @@ extension FileCompiler {
         return valid ? (delay, hang, dribble, fault) : nil
     }
 
+    /// The two values of a mapping that needs both its keys (a `delay` range's `min` and `max`,
+    /// a `dribble`'s `chunks` and `duration`), each read by its function. Nil, after reporting,
+    /// when the mapping or a value is wrong, or a key is missing (reported as `missing`).
+    private mutating func bothValues<First, Second>(
+        _ node: Node, keys: (String, String), what: String, missing: String,
+        _ first: (inout FileCompiler, Node) -> First?, _ second: (inout FileCompiler, Node) -> Second?
+    ) -> (First, Second)? {
+        guard let spec = mapping(node, allowedKeys: [keys.0, keys.1], what: what) else { return nil }
+        let firstValue = spec[keys.0].flatMap { first(&self, $0) }
+        let secondValue = spec[keys.1].flatMap { second(&self, $0) }
+        guard let firstValue, let secondValue else {
+            if spec[keys.0] == nil || spec[keys.1] == nil { error(missing, at: node) }
+            return nil
+        }
+        return (firstValue, secondValue)
+    }
+
     /// Milliseconds, written as a number (`300`) or with a unit (`300ms`, `1.5s`).
     mutating func duration(_ node: Node, what: String) -> Int? {
         guard let text = node.scalar?.string else {
@@ -217,82 +223,6 @@ extension FileCompiler {
             return nil
         }
         return Int(value.rounded())
-    }
-
-    // MARK: Templates
-
-    /// Splits `text` at its `{{placeholders}}`.
-    mutating func template(_ text: String, escaping: Template.Escaping, at node: Node) -> Template? {
-        guard let parts = placeholderParts(text, at: node) else { return nil }
-        return Template(segments: parts.map { part in
-            switch part {
-            case .text(let text): return .literal(Array(text.utf8))
-            case .value(let source): return .value(source)
-            }
-        }, escaping: escaping)
-    }
-
-    enum TextPart {
-        case text(String)
-        case value(ValueSource)
-    }
-
-    static let placeholderRoots = ["query", "headers", "body", "path", "request", "now"]
-
-    /// The literal text and placeholders of `text`, in order. One pass over the bytes: the
-    /// braces are ASCII, so the text between them is whole UTF-8.
-    mutating func placeholderParts(_ text: String, at node: Node) -> [TextPart]? {
-        let bytes = Array(text.utf8)
-        func pair(_ brace: UInt8, from start: Int) -> Int? {
-            var index = start
-            while index + 1 < bytes.count {
-                if bytes[index] == brace && bytes[index + 1] == brace { return index }
-                index += 1
-            }
-            return nil
-        }
-        var parts: [TextPart] = []
-        var rest = 0
-        while let open = pair(UInt8(ascii: "{"), from: rest) {
-            parts.append(.text(String(decoding: bytes[rest..<open], as: UTF8.self)))
-            guard let close = pair(UInt8(ascii: "}"), from: open + 2) else {
-                error("unclosed placeholder: '{{' without '}}'", at: node)
-                return nil
-            }
-            let name = Substring(String(decoding: bytes[(open + 2)..<close], as: UTF8.self)).trimmingSpaces
-            guard let source = valueSource(placeholder: name, at: node) else { return nil }
-            parts.append(.value(source))
-            rest = close + 2
-        }
-        parts.append(.text(String(decoding: bytes[rest...], as: UTF8.self)))
-        return parts
-    }
-
-    private mutating func valueSource(placeholder name: String, at node: Node) -> ValueSource? {
-        let pieces = name.split(separator: ".", maxSplits: 1).map(String.init)
-        let root = pieces.first ?? ""
-        let rest = pieces.count > 1 ? pieces[1] : ""
-        switch root {
-        case "query" where !rest.isEmpty: return .query(rest)
-        case "headers" where !rest.isEmpty, "header" where !rest.isEmpty: return .header(rest)
-        case "body" where !rest.isEmpty: return .body(rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
-        case "path" where !rest.isEmpty: return .pathParameter(rest)
-        case "request" where rest == "method": return .method
-        case "request" where rest == "path": return .path
-        case "now" where pieces.count == 1: return .httpDate(offsetSeconds: 0)
-        case _ where root.hasPrefix("now+") || root.hasPrefix("now-"):
-            let offset = root.dropFirst(3)
-            // `magnitude`, not `abs`: abs(Int.min) traps.
-            if pieces.count == 1, offset.hasSuffix("s"), let seconds = Int(offset.dropLast()), seconds.magnitude <= 10 * 365 * 86_400 {
-                return .httpDate(offsetSeconds: seconds)
-            }
-            error("'{{\(shown(name))}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}", at: node)
-            return nil
-        default:
-            let suggestion = Self.placeholderRoots.contains(root) ? "" : hint(for: root, in: Self.placeholderRoots)
-            error("unknown placeholder '{{\(shown(name))}}'\(suggestion); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, now or now+30s", at: node)
-            return nil
-        }
     }
 
     // MARK: JSON bodies
@@ -363,11 +293,5 @@ extension Character {
         guard isASCII, let ascii = asciiValue else { return false }
         if isLetter || isNumber { return true }
         return "!#$%&'*+-.^_`|~".utf8.contains(ascii)
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 }

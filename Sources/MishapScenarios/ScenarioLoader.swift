@@ -5,21 +5,6 @@ import Yams
 import Glibc
 #endif
 
-/// Compiled scenarios: the endpoints of every file, and the files they came from.
-public struct ScenarioSet: Sendable {
-    public var endpoints: [Endpoint]
-    /// The scenario files read, as shown in messages.
-    public var files: [String]
-    /// The counters of the cycle rules, by what identifies each rule (its endpoint and whole
-    /// definition); a reload hands them to the new set so unchanged cycles keep their positions.
-    public var cycleCounters: [String: CycleCounter] = [:]
-
-    /// An engine answering with these scenarios.
-    public func makeEngine(options: EngineOptions = EngineOptions()) -> Engine {
-        Engine(endpoints: endpoints, options: options)
-    }
-}
-
 /// Loads scenario files (YAML, or JSON, which is YAML too) and compiles them, reporting every
 /// problem as `file:line:column: message`.
 public enum ScenarioLoader {
@@ -184,54 +169,6 @@ public enum ScenarioLoader {
         }
     }
 
-    /// Why a scenario file cannot be read.
-    struct ReadProblem: Error {
-        let message: String
-    }
-
-    /// The bytes of a scenario file. It is opened without blocking, so a FIFO named like a
-    /// scenario cannot stall a load, and read only when it is a regular file within
-    /// `YAMLLimits.maximumFileSize`.
-    static func readScenarioFile(_ path: String) -> Result<[UInt8], ReadProblem> {
-        readRegularFile(path, limit: YAMLLimits.maximumFileSize, what: "a scenario file")
-    }
-
-    /// The bytes of a regular file of at most `limit` bytes (`what` names it in messages),
-    /// opened without blocking.
-    static func readRegularFile(_ path: String, limit: Int, what: String) -> Result<[UInt8], ReadProblem> {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(ReadProblem(message: "cannot be read: not a regular file"))
-        }
-        func tooLarge(_ size: Int) -> ReadProblem {
-            ReadProblem(message: "is \(size) bytes; \(what) may be at most \(limit / (1024 * 1024)) MiB (\(limit) bytes)")
-        }
-        guard Int(info.st_size) <= limit else { return .failure(tooLarge(Int(info.st_size))) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            // The file grew while being read.
-            guard bytes.count <= limit else { return .failure(tooLarge(bytes.count)) }
-        }
-        return .success(bytes)
-    }
-
     /// Where the first byte that is not valid UTF-8 is: its 1-based line and column (in
     /// Unicode scalars), and its value.
     static func firstInvalidUTF8(_ bytes: [UInt8]) -> (line: Int, column: Int, byte: UInt8) {
@@ -256,57 +193,5 @@ public enum ScenarioLoader {
                 return (line, column, 0)
             }
         }
-    }
-
-    /// Scenario files below `root`, relative to it, sorted. Symbolic links are followed only
-    /// while they stay inside `root`, and each folder is read once, so a link loop ends.
-    static func scenarioFiles(in root: String) -> (files: [String], problems: [(String, String)]) {
-        var found: [String] = []
-        var problems: [(String, String)] = []
-        var visited: Set<String> = [root]
-        func walk(_ relative: String) {
-            let path = relative.isEmpty ? root : root + "/" + relative
-            guard let dir = opendir(path) else { return }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name.hasPrefix(".") { continue }
-                let child = relative.isEmpty ? name : relative + "/" + name
-                let full = root + "/" + child
-                var isScenario: Bool {
-                    guard name.contains("."), let ext = name.split(separator: ".").last else { return false }
-                    return extensions.contains(ext.lowercased())
-                }
-                if isDirectory(full) {
-                    guard name != bodyFolderName else { continue }
-                    guard let real = resolve(full), real == root || real.hasPrefix(root + "/") else {
-                        problems.append((child, "links to a folder outside the scenarios folder; not read"))
-                        continue
-                    }
-                    if visited.insert(real).inserted { walk(child) }
-                } else if isScenario {
-                    guard let real = resolve(full), real.hasPrefix(root + "/") else {
-                        problems.append((child, "links to a file outside the scenarios folder; not read"))
-                        continue
-                    }
-                    found.append(child)
-                }
-            }
-        }
-        walk("")
-        return (found.sorted(), problems)
-    }
-
-    static func resolve(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -16,7 +16,8 @@ struct mishap_logger {
 };
 
 /// Everything `mishap_start_daemon` passes to `MHD_start_daemon`, which is variadic and so
-/// cannot be called from Swift.
+/// cannot be called from Swift
+/// (docs/libmicrohttpd.md, "Variadic functions need the shim" and "Daemon flags and options").
 struct mishap_daemon_config {
     unsigned int flags;
     uint16_t port;

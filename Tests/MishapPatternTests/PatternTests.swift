@@ -1,6 +1,6 @@
 import MishapFuzzSupport
 import Testing
-@testable import MishapEngine
+@testable import MishapPattern
 
 @Suite struct PatternTests {
     // MARK: Agreement with Swift's Regex

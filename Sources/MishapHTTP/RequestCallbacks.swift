@@ -2,28 +2,12 @@ import CMicroHTTPD
 import CMicroHTTPDShim
 import MishapEngine
 
-// The C callbacks libmicrohttpd calls on its worker threads. They live outside `main.swift` so
-// they do not inherit `@MainActor` (libmicrohttpd.md, trap 3).
-
-/// What a request collects between the calls libmicrohttpd makes for it.
-final class RequestState {
-    var body: [UInt8] = []
-    var bodyTooLarge = false
-    /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
-    var waitingPlan: ResponsePlan?
-    /// What the observer is told at the end (kept only when the server has an observer).
-    var record: Record?
-
-    struct Record {
-        let started: ContinuousClock.Instant
-        var method = ""
-        var path = ""
-        var status: Int?
-        var rule: String?
-        var endpoint: String?
-        var fault: Fault?
-    }
-}
+// The C callbacks libmicrohttpd calls for each request, on its worker threads: the access
+// handler, the completed callback and the iterator over headers and query arguments. They are
+// free functions because a C function pointer cannot capture context (the server comes back
+// as the `cls` pointer given when the daemon started), and they must not be actor-isolated:
+// they run on libmicrohttpd's threads, several at once (docs/libmicrohttpd.md,
+// "How a request flows through the callbacks" and "Callbacks are not actor-isolated").
 
 /// Marks a request seen once that has no state object (yet): a request without a body or a
 /// delay never allocates one.
@@ -45,7 +29,8 @@ func handleAccess(
     guard let cls, let connection, let url, let method, let uploadDataSize, let requestContext else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
 
-    // Answering on the first call makes libmicrohttpd drop keep-alive (trap 1): only mark it.
+    // Answering on the first call makes libmicrohttpd drop keep-alive: only mark it
+    // (docs/libmicrohttpd.md, "First-call answers lose keep-alive").
     guard let stored = requestContext.pointee else {
         server.requestStarted()
         if server.observer != nil {
@@ -75,7 +60,8 @@ func handleAccess(
     // The request is complete only at the call without data (a null pointer). libmicrohttpd
     // 0.9.75 also calls with zero bytes of its read buffer while still reading the request:
     // after "100 Continue" for a request without a body when the next request is already in
-    // its buffer. Answering then fails (too early to queue), which would close the connection.
+    // its buffer. Answering then fails (too early to queue), which would close the connection
+    // (docs/libmicrohttpd.md, "An empty piece of body is not the end").
     if uploadData != nil { return .YES }
 
     var body: [UInt8] = []
@@ -164,22 +150,6 @@ func handleCompleted(
         }
     }
     server.requestEnded()
-}
-
-extension RequestState.Record {
-    /// Notes a plan decided before the request value was built (413, 431).
-    mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
-        self.method = String(cString: method)
-        self.path = String(cString: url)
-        note(plan: plan)
-    }
-
-    mutating func note(plan: ResponsePlan) {
-        status = plan.fault == nil && !plan.hang ? plan.status : nil
-        rule = plan.rule
-        endpoint = plan.endpoint
-        fault = plan.fault
-    }
 }
 
 /// Every value of one kind (query arguments or headers), in the order received. Lengths come

@@ -1,0 +1,43 @@
+import MishapEngine
+
+/// What a request collects between the calls libmicrohttpd makes for it. Kept in the request's
+/// context pointer: retained there by the first call that needs it (`handleAccess`), released
+/// by `handleCompleted`.
+final class RequestState {
+    /// The body received so far.
+    var body: [UInt8] = []
+    /// Set when the body outgrows the limit: the rest is dropped and the request answered 413.
+    var bodyTooLarge = false
+    /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
+    var waitingPlan: ResponsePlan?
+    /// What the observer is told at the end (kept only when the server has an observer).
+    var record: Record?
+
+    /// What the observer needs of a request.
+    struct Record {
+        let started: ContinuousClock.Instant
+        var method = ""
+        var path = ""
+        var status: Int?
+        var rule: String?
+        var endpoint: String?
+        var fault: Fault?
+    }
+}
+
+extension RequestState.Record {
+    /// Notes a plan decided before the request value was built (413, 431).
+    mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
+        self.method = String(cString: method)
+        self.path = String(cString: url)
+        note(plan: plan)
+    }
+
+    /// Notes how the plan answers: its status (none for a fault or a hang), rule, endpoint and fault.
+    mutating func note(plan: ResponsePlan) {
+        status = plan.fault == nil && !plan.hang ? plan.status : nil
+        rule = plan.rule
+        endpoint = plan.endpoint
+        fault = plan.fault
+    }
+}

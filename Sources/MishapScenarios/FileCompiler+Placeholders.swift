@@ -1,0 +1,87 @@
+import MishapEngine
+import Yams
+
+// `{{placeholders}}` in response bodies and header values: the request values they stand for,
+// checked when the file loads and filled in for each request.
+extension FileCompiler {
+    /// Splits `text` at its `{{placeholders}}`.
+    mutating func template(_ text: String, escaping: Template.Escaping, at node: Node) -> Template? {
+        guard let parts = placeholderParts(text, at: node) else { return nil }
+        return Template(segments: parts.map { part in
+            switch part {
+            case .text(let text): return .literal(Array(text.utf8))
+            case .value(let source): return .value(source)
+            }
+        }, escaping: escaping)
+    }
+
+    enum TextPart {
+        case text(String)
+        case value(ValueSource)
+    }
+
+    static let placeholderRoots = ["query", "headers", "body", "path", "request", "now"]
+
+    /// The literal text and placeholders of `text`, in order. One pass over the bytes: the
+    /// braces are ASCII, so the text between them is whole UTF-8.
+    mutating func placeholderParts(_ text: String, at node: Node) -> [TextPart]? {
+        let bytes = Array(text.utf8)
+        func pair(_ brace: UInt8, from start: Int) -> Int? {
+            var index = start
+            while index + 1 < bytes.count {
+                if bytes[index] == brace && bytes[index + 1] == brace { return index }
+                index += 1
+            }
+            return nil
+        }
+        var parts: [TextPart] = []
+        var rest = 0
+        while let open = pair(UInt8(ascii: "{"), from: rest) {
+            parts.append(.text(String(decoding: bytes[rest..<open], as: UTF8.self)))
+            guard let close = pair(UInt8(ascii: "}"), from: open + 2) else {
+                error("unclosed placeholder: '{{' without '}}'", at: node)
+                return nil
+            }
+            let name = Substring(String(decoding: bytes[(open + 2)..<close], as: UTF8.self)).trimmingSpaces
+            guard let source = valueSource(placeholder: name, at: node) else { return nil }
+            parts.append(.value(source))
+            rest = close + 2
+        }
+        parts.append(.text(String(decoding: bytes[rest...], as: UTF8.self)))
+        return parts
+    }
+
+    private mutating func valueSource(placeholder name: String, at node: Node) -> ValueSource? {
+        let pieces = name.split(separator: ".", maxSplits: 1).map(String.init)
+        let root = pieces.first ?? ""
+        let rest = pieces.count > 1 ? pieces[1] : ""
+        switch root {
+        case "query" where !rest.isEmpty: return .query(rest)
+        case "headers" where !rest.isEmpty, "header" where !rest.isEmpty: return .header(rest)
+        case "body" where !rest.isEmpty: return .body(rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+        case "path" where !rest.isEmpty: return .pathParameter(rest)
+        case "request" where rest == "method": return .method
+        case "request" where rest == "path": return .path
+        case "now" where pieces.count == 1: return .httpDate(offsetSeconds: 0)
+        case _ where root.hasPrefix("now+") || root.hasPrefix("now-"):
+            let offset = root.dropFirst(3)
+            // `magnitude`, not `abs`: abs(Int.min) traps.
+            if pieces.count == 1, offset.hasSuffix("s"), let seconds = Int(offset.dropLast()), seconds.magnitude <= 10 * 365 * 86_400 {
+                return .httpDate(offsetSeconds: seconds)
+            }
+            error("'{{\(shown(name))}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}", at: node)
+            return nil
+        default:
+            let suggestion = Self.placeholderRoots.contains(root) ? "" : hint(for: root, in: Self.placeholderRoots)
+            error("unknown placeholder '{{\(shown(name))}}'\(suggestion); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, now or now+30s", at: node)
+            return nil
+        }
+    }
+}
+
+extension Substring {
+    /// The text without its leading and trailing spaces (as inside `{{ name }}`).
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}
