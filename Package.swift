@@ -37,17 +37,17 @@ let package = Package(
         // The regular expressions of `matches` conditions, matched in linear time: pure Swift.
         .target(name: "MishapPattern"),
         // Scenario model and rule engine: pure Swift, no sockets, no YAML.
-        .target(name: "MishapEngine", dependencies: ["MishapPattern"]),
+        .target(name: "MishapEngine", dependencies: ["MishapPattern", "MishapSupport"]),
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
         .target(
             name: "MishapScenarios",
-            dependencies: ["MishapEngine", .product(name: "Yams", package: "Yams")]
+            dependencies: ["MishapEngine", "MishapSupport", .product(name: "Yams", package: "Yams")]
         ),
         // The HTTP server over libmicrohttpd: carries out the engine's response plans.
         .target(
             name: "MishapHTTP",
             dependencies: [
-                "MishapEngine", "CMicroHTTPD", "CMicroHTTPDShim",
+                "MishapEngine", "MishapSupport", "CMicroHTTPD", "CMicroHTTPDShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "mishap",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// Picks the rule that answers a request and turns it into a response plan.
 ///
 /// Built once from compiled scenarios; answering only reads it (cycle counters are atomic or
@@ -11,7 +13,7 @@ public final class Engine: Sendable {
     private let patternPaths: [Endpoint]
 
     /// The answer when no endpoint or rule matches, as the seed server gives it.
-    public static let notFoundBody: [UInt8] = Array(#"{"error":true,"reason":"Not Found"}"#.utf8)
+    public static let notFoundBody: [UInt8] = ErrorBody.json(reason: "Not Found")
 
     public init(endpoints: [Endpoint], options: EngineOptions = EngineOptions()) {
         self.endpoints = endpoints
@@ -71,15 +73,11 @@ public final class Engine: Sendable {
     /// A request forced a rule the endpoint does not have: say so rather than answer normally,
     /// so a misspelt name in a test fails loudly.
     private func unknownRule(_ name: String, in endpoint: Endpoint) -> ResponsePlan {
-        var body: [UInt8] = Array(#"{"error":true,"reason":"#.utf8)
         var reason = "\(options.ruleHeader): no rule '\(name)' in \(endpoint.name); its rules are "
         reason += endpoint.rules.map(\.name).joined(separator: ", ")
-        body.append(UInt8(ascii: "\""))
-        JSONEscaping.appendEscaped(reason, to: &body)
-        body += Array("\"}".utf8)
-        return ResponsePlan(
-            status: 400, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body,
-            endpoint: endpoint.name)
+        var plan = ResponsePlan.error(400, reason: reason)
+        plan.endpoint = endpoint.name
+        return plan
     }
 
     /// Starts every cycle over.

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// A parsed JSON document, just enough to read fields of request bodies.
 enum JSONValue: Sendable {
     case string(String)
@@ -68,28 +70,5 @@ enum JSONValue: Sendable {
     static func parse(_ bytes: [UInt8]) -> JSONValue? {
         var parser = JSONParser(bytes: bytes)
         return parser.parseDocument()
-    }
-}
-
-/// Escapes text for use inside a JSON string literal.
-public enum JSONEscaping {
-    static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// Appends `text` escaped as the inside of a JSON string: quotes, backslashes and control
-    /// characters are escaped, so the result is valid JSON whatever the text holds.
-    public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
     }
 }

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// One request being matched: the request, its session, its path parameters, and its body,
 /// parsed at most once and only when a rule asks for it.
 struct MatchContext {
@@ -30,7 +32,7 @@ struct MatchContext {
         case .pathParameter(let name): return pathParameters.first(where: { $0.name == name })?.value
         case .method: return request.method
         case .path: return request.path
-        case .httpDate(let offset): return HTTPDate.format(secondsSinceEpoch: HTTPDate.now() + offset)
+        case .httpDate(let offset): return WallClock.httpDate(secondsSinceEpoch: WallClock.nowSeconds() + offset)
         }
     }
 }

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// What the server must send for one request, decided by the engine.
 public struct ResponsePlan: Sendable {
     /// The HTTP status code.
@@ -37,5 +39,14 @@ public struct ResponsePlan: Sendable {
         self.fault = fault
         self.endpoint = endpoint
         self.rule = rule
+    }
+}
+
+extension ResponsePlan {
+    /// An error Mishap itself answers (no endpoint, a body or headers too large, an admin call
+    /// gone wrong): `{"error":true,"reason":"..."}` as JSON, with any extra headers after.
+    public static func error(_ status: Int, reason: String, headers extra: [Field] = []) -> ResponsePlan {
+        ResponsePlan(status: status, headers: [Field("Content-Type", "application/json; charset=utf-8")] + extra,
+                     body: ErrorBody.json(reason: reason))
     }
 }

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// Text with `{{placeholders}}`, split once at load time into literal bytes and request values.
 public struct Template: Sendable {
     public enum Segment: Sendable {

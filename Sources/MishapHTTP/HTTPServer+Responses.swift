@@ -1,10 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
 import MishapEngine
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 extension HTTPServer {
     /// Carries out a plan whose wait, if any, is over: sends the response, or breaks the
@@ -28,12 +25,11 @@ extension HTTPServer {
         case .reset:
             // Linger 0 turns the close into a RST; MHD_USE_TURBO keeps libmicrohttpd from
             // sending a FIN first.
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            Socket.resetOnClose(socket)
             return .NO
         case .garbage:
             // The socket is non-blocking: a short write is fine, the bytes are garbage anyway.
-            _ = plan.body.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            Socket.sendOnce(socket, plan.body)
             return .NO
         case .truncate:
             let declared = max(plan.body.count, 1)
@@ -104,14 +100,10 @@ extension HTTPServer {
 
 extension ResponsePlan {
     static func payloadTooLarge(limit: Int) -> ResponsePlan {
-        var body = Array(#"{"error":true,"reason":"Request body larger than "#.utf8)
-        body += Array("\(limit) bytes\"}".utf8)
-        return ResponsePlan(status: 413, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body)
+        .error(413, reason: "Request body larger than \(limit) bytes")
     }
 
     static func headersTooLarge(limit: Int) -> ResponsePlan {
-        var body = Array(#"{"error":true,"reason":"Request headers larger than "#.utf8)
-        body += Array("\(limit) bytes\"}".utf8)
-        return ResponsePlan(status: 431, headers: [Field("Content-Type", "application/json; charset=utf-8")], body: body)
+        .error(431, reason: "Request headers larger than \(limit) bytes")
     }
 }

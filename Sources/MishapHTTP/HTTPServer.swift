@@ -3,10 +3,7 @@ import CMicroHTTPDShim
 import Logging
 import MishapEngine
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// An HTTP/1.1 server on libmicrohttpd that asks a `Responder` what to answer and sends it.
 ///

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// How the server listens and what it tolerates.
 public struct ServerConfiguration: Sendable {
@@ -23,7 +21,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: UInt16 = 8080,
-        threads: Int = ServerConfiguration.processorCount,
+        threads: Int = Platform.processorCount,
         maxBodyBytes: Int = 10 << 20,
         maxHeaderBytes: Int = 8 << 10,
         connectionLimit: Int = 4096,
@@ -44,5 +42,5 @@ public struct ServerConfiguration: Sendable {
     var connectionMemoryBytes: Int { maxHeaderBytes + 4096 }
 
     /// The processors online, at least 1.
-    public static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    public static var processorCount: Int { Platform.processorCount }
 }

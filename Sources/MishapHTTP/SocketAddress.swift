@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// A resolved IPv4 or IPv6 address to bind, kept in storage libmicrohttpd can read.
 struct SocketAddress {

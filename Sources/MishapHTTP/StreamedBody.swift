@@ -2,10 +2,7 @@ import CMicroHTTPD
 import CMicroHTTPDShim
 import Dispatch
 import MishapEngine
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// A body libmicrohttpd pulls piece by piece: dribbled over time, cut short, or sent past a
 /// `Content-Length` that lies.

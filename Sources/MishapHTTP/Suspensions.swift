@@ -1,10 +1,7 @@
 import CMicroHTTPD
 import Dispatch
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// The connections held suspended (delayed, hanging, or between dribbled pieces), so each is
 /// resumed exactly once: by its timer, when its client goes away, or when the server stops.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// Finds the files responses name (`file: files/captive-portal.html`): relative to the scenario
 /// file, and never outside the scenarios folder, symbolic links included.
@@ -19,11 +17,9 @@ struct BodyFileResolver {
             return .failure(Problem(message: "'file: \(path)' needs a scenarios folder to be read from"))
         }
         let joined = path.hasPrefix("/") ? path : directory + "/" + path
-        guard let resolved = realpath(joined, nil) else {
+        guard let real = FileSystem.realPath(joined) else {
             return .failure(Problem(message: "body file '\(path)' not found (looked for \(joined))"))
         }
-        let real = String(cString: resolved)
-        free(resolved)
         guard real.hasPrefix(root + "/") else {
             return .failure(Problem(message: "body file '\(path)' is outside the scenarios folder \(root)"))
         }

@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapSupport
 import Yams
 
 extension FileCompiler {

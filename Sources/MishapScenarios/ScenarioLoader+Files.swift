@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 // The file system side of loading: which files are scenarios, and reading them safely.
 extension ScenarioLoader {
@@ -21,12 +19,12 @@ extension ScenarioLoader {
     static func readRegularFile(_ path: String, limit: Int, what: String) -> Result<[UInt8], ReadProblem> {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
+            return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
+            return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             return .failure(ReadProblem(message: "cannot be read: not a regular file"))
@@ -42,7 +40,7 @@ extension ScenarioLoader {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(ReadProblem(message: "cannot be read: \(String(cString: strerror(errno)))"))
+                return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
@@ -60,12 +58,7 @@ extension ScenarioLoader {
         var visited: Set<String> = [root]
         func walk(_ relative: String) {
             let path = relative.isEmpty ? root : root + "/" + relative
-            guard let dir = opendir(path) else { return }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
+            for (name, isFolder) in FileSystem.entries(of: path) {
                 if name.hasPrefix(".") { continue }
                 let child = relative.isEmpty ? name : relative + "/" + name
                 let full = root + "/" + child
@@ -73,15 +66,15 @@ extension ScenarioLoader {
                     guard name.contains("."), let ext = name.split(separator: ".").last else { return false }
                     return extensions.contains(ext.lowercased())
                 }
-                if isDirectory(full) {
+                if isFolder {
                     guard name != bodyFolderName else { continue }
-                    guard let real = resolve(full), real == root || real.hasPrefix(root + "/") else {
+                    guard let real = FileSystem.realPath(full), real == root || real.hasPrefix(root + "/") else {
                         problems.append((child, "links to a folder outside the scenarios folder; not read"))
                         continue
                     }
                     if visited.insert(real).inserted { walk(child) }
                 } else if isScenario {
-                    guard let real = resolve(full), real.hasPrefix(root + "/") else {
+                    guard let real = FileSystem.realPath(full), real.hasPrefix(root + "/") else {
                         problems.append((child, "links to a file outside the scenarios folder; not read"))
                         continue
                     }
@@ -91,18 +84,5 @@ extension ScenarioLoader {
         }
         walk("")
         return (found.sorted(), problems)
-    }
-
-    /// The path with every symbolic link and `..` resolved; nil when it does not exist.
-    static func resolve(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Whether `path` is a folder (or a link to one).
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

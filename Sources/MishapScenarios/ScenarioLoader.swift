@@ -1,9 +1,6 @@
 import MishapEngine
 import Yams
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// Loads scenario files (YAML, or JSON, which is YAML too) and compiles them, reporting every
 /// problem as `file:line:column: message`.
@@ -18,12 +15,10 @@ public enum ScenarioLoader {
     /// positions, per session too, carry over); changed or new ones start at the beginning.
     public static func load(directory: String, previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
         let shown = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
-        guard let resolved = realpath(directory, nil) else {
+        guard let root = FileSystem.realPath(directory) else {
             throw ScenarioError(diagnostics: [ScenarioDiagnostic(file: shown, line: 1, column: 1, message: "scenarios folder not found")])
         }
-        let root = String(cString: resolved)
-        free(resolved)
-        guard isDirectory(root) else {
+        guard FileSystem.isDirectory(root) else {
             throw ScenarioError(diagnostics: [ScenarioDiagnostic(file: shown, line: 1, column: 1, message: "not a folder")])
         }
         var sources: [(display: String, directory: String, text: String)] = []

@@ -219,8 +219,6 @@ struct AdminAPI: Sendable {
     }
 
     static func error(_ status: Int, _ reason: String) -> ResponsePlan {
-        ResponsePlan(status: status, headers: [Field("Content-Type", "application/json; charset=utf-8"),
-                                                Field("Cache-Control", "no-store")],
-                     body: ErrorBody.json(reason: reason))
+        .error(status, reason: reason, headers: [Field("Cache-Control", "no-store")])
     }
 }

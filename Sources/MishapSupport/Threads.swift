@@ -34,3 +34,39 @@ public final class OwnThread: @unchecked Sendable {
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 }
+
+/// A gate that opens once: threads that `wait()` block until one calls `open()` (and pass at
+/// once after). POSIX mutex and condition, which every platform has (unnamed semaphores are
+/// missing on Apple's systems).
+public final class Latch: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var isOpen = false
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Opens the gate and wakes every waiter.
+    public func open() {
+        pthread_mutex_lock(mutex)
+        isOpen = true
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Blocks until the gate is open.
+    public func wait() {
+        pthread_mutex_lock(mutex)
+        while !isOpen { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+}

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// `GET /__mishap/health` over a plain socket: true when the server at `url` answers 200.
 /// For container health checks and readiness waits, where no HTTP client may be installed.
@@ -33,11 +31,11 @@ func healthCheck(url: String, token: String? = nil, timeoutMilliseconds: Int32 =
     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-        return .failure(HealthCheckFailure("nothing accepts connections at \(url): \(String(cString: strerror(errno)))"))
+        return .failure(HealthCheckFailure("nothing accepts connections at \(url): \(Platform.describe(errno: errno))"))
     }
     let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
     let request = "GET /__mishap/health HTTP/1.1\r\nHost: \(rest)\r\n\(authorization)Connection: close\r\n\r\n"
-    guard writeAll(descriptor, request) else { return .failure(HealthCheckFailure("cannot send to \(url)")) }
+    guard FileDescriptor.writeAll(descriptor, request) else { return .failure(HealthCheckFailure("cannot send to \(url)")) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1024)
     while response.count < 64 {

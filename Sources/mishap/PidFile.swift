@@ -1,8 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// The pid file options of `start`, `stop` and `status`.
 struct PidFileOption: ParsableArguments {
@@ -18,7 +15,7 @@ struct PidFile {
 
     /// The file's contents; nil when there is no readable pid file.
     static func read(_ path: String) -> PidFile? {
-        guard let text = readText(path) else { return nil }
+        guard let text = FileSystem.readText(path) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first, let pid = pid_t(first.trimmingSpaces), pid > 0 else { return nil }
         let url = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
@@ -28,7 +25,7 @@ struct PidFile {
     /// True when the process exists and is a `mishap` (a pid reused by something else is not).
     var isRunning: Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
-        guard let commandLine = readText("/proc/\(pid)/cmdline") else { return true }
+        guard let commandLine = FileSystem.readText("/proc/\(pid)/cmdline") else { return true }
         let program = commandLine.split(separator: "\0", maxSplits: 1).first.map(String.init) ?? ""
         // A zombie (exited, not yet reaped) has an empty command line.
         guard !program.isEmpty else { return false }

@@ -1,8 +1,5 @@
 import MishapScenarios
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// Loads the scenarios folder `serve` is going to ask for on a second thread, while the main
 /// thread parses the command line: the two take a few milliseconds each at startup, and doing
@@ -19,47 +16,32 @@ final class ScenarioPrefetch: @unchecked Sendable {
     private var outcome: Result<ScenarioSet, ScenarioError>?
     /// Posted when `outcome` is set. The thread is detached, not joined: a command that ends
     /// before asking (a bad flag, `--help`) must not leave a thread nobody waits for.
-    private let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let done = Latch()
 
     private init(directory: String) {
         self.directory = directory
-        sem_init(done, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(done)
-        done.deallocate()
     }
 
     /// Starts loading when the arguments are those of `serve`, named or by default.
     static func start(arguments: [String]) {
         guard let directory = servedDirectory(arguments: arguments) else { return }
         let prefetch = ScenarioPrefetch(directory: directory)
-        let context = Unmanaged.passRetained(prefetch).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            let prefetch = Unmanaged<ScenarioPrefetch>.fromOpaque(context!).takeRetainedValue()
+        let thread = OwnThread(detached: true) {
             do throws(ScenarioError) {
                 prefetch.outcome = .success(try ScenarioLoader.load(directory: prefetch.directory))
             } catch {
                 prefetch.outcome = .failure(error)
             }
-            sem_post(prefetch.done)
-            return nil
-        }, context)
-        if created == 0 {
-            pthread_detach(thread)
-            started = prefetch
-        } else {
-            Unmanaged<ScenarioPrefetch>.fromOpaque(context).release()
+            prefetch.done.open()
         }
+        if thread != nil { started = prefetch }
     }
 
     /// The scenarios of `directory`: the prefetched result when it is that folder's, else a load now.
     static func load(directory: String) throws(ScenarioError) -> ScenarioSet {
         if let prefetch = started, prefetch.directory == directory {
             started = nil
-            while sem_wait(prefetch.done) != 0 && errno == EINTR {}
+            prefetch.done.wait()
             if let outcome = prefetch.outcome { return try outcome.get() }
         }
         return try ScenarioLoader.load(directory: directory)

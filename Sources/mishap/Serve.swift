@@ -4,10 +4,7 @@ import MishapEngine
 import MishapScenarios
 import MishapHTTP
 import MishapService
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// `mishap serve`, the default command: the server in the foreground.
 struct Serve: ParsableCommand {
@@ -76,9 +73,9 @@ struct Serve: ParsableCommand {
         }
 
         if let pidFile = options.pidFile {
-            if !writeFile(pidFile, "\(getpid())\n\(url)\n") { logger.warning("cannot write the pid file \(pidFile)") }
+            if !FileSystem.replaceContents(of: pidFile, with: "\(getpid())\n\(url)\n") { logger.warning("cannot write the pid file \(pidFile)") }
         }
-        if let portFile = options.portFile, !writeFile(portFile, "\(mishap.port)\n") {
+        if let portFile = options.portFile, !FileSystem.replaceContents(of: portFile, with: "\(mishap.port)\n") {
             printError("mishap: cannot write the port file \(portFile)")
             mishap.stop()
             throw ExitCode.failure
@@ -87,7 +84,7 @@ struct Serve: ParsableCommand {
         fflush(nil)
         logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
         if let descriptor = options.readyDescriptor {
-            _ = writeAll(descriptor, url + "\n")
+            _ = FileDescriptor.writeAll(descriptor, url + "\n")
             close(descriptor)
         }
 

@@ -3,10 +3,7 @@ import Logging
 import MishapEngine
 import MishapHTTP
 import MishapService
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// The options of `serve`, which `start` takes too (and hands to the server it starts).
 struct ServeOptions: ParsableArguments {

@@ -1,8 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// `mishap start`: `serve` in the background, in a session of its own, once it accepts connections.
 struct Start: ParsableCommand {
@@ -28,8 +25,8 @@ struct Start: ParsableCommand {
     }
 
     func run() throws {
-        let pidPath = absolutePath(options.pidFile ?? "./mishap.pid")
-        let logPath = absolutePath(logFile)
+        let pidPath = FileSystem.absolutePath(options.pidFile ?? "./mishap.pid")
+        let logPath = FileSystem.absolutePath(logFile)
         if let existing = PidFile.read(pidPath) {
             if existing.isRunning {
                 printError("mishap: already running (pid \(existing.pid)\(existing.url.map { ", \($0)" } ?? "")); pid file \(pidPath)")
@@ -41,58 +38,38 @@ struct Start: ParsableCommand {
 
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard log >= 0 else {
-            printError("mishap: cannot open the log file \(logPath): \(String(cString: strerror(errno)))")
+            printError("mishap: cannot open the log file \(logPath): \(Platform.describe(errno: errno))")
             throw ExitCode.failure
         }
         defer { close(log) }
         let logStart = lseek(log, 0, SEEK_END)
 
-        var ready: [Int32] = [0, 0]
-        guard pipe(&ready) == 0, fcntl(ready[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ready[1], F_SETFD, FD_CLOEXEC) == 0 else {
+        guard let ready = FileDescriptor.makePipe() else {
             printError("mishap: cannot create a pipe")
             throw ExitCode.failure
         }
         // The child gets the pipe's write end as descriptor 3, its output in the log file,
-        // and a session of its own (so the terminal's signals do not reach it). It is given
-        // every option of `serve` as parsed here, with the pid file and that descriptor.
+        // and a session of its own. It is given every option of `serve` as parsed here, with
+        // the pid file and that descriptor.
         var serve = options
         serve.pidFile = pidPath
         serve.readyDescriptor = 3
-        let arguments = ["mishap", "serve"] + serve.arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, log, 1)
-        posix_spawn_file_actions_adddup2(&actions, log, 2)
-        posix_spawn_file_actions_adddup2(&actions, ready[1], 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID (glibc; hidden from Swift without _GNU_SOURCE)
-
-        // Descriptors inherited from whoever ran `start` (pipes it waits on for EOF, sockets)
-        // must not stay open for the server's lifetime.
-        markInheritedDescriptorsCloseOnExec()
-        var child: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, environ)
-        close(ready[1])
-        defer { close(ready[0]) }
-        guard spawned == 0 else {
-            printError("mishap: cannot start the server: \(String(cString: strerror(spawned)))")
+        let spawned = Spawn.detached(arguments: ["mishap", "serve"] + serve.arguments, output: log, passing: [ready.write])
+        close(ready.write)
+        defer { close(ready.read) }
+        guard case .success(let child) = spawned else {
+            if case .failure(let error) = spawned { printError("mishap: cannot start the server: \(error)") }
             throw ExitCode.failure
         }
 
-        if let url = readLine(from: ready[0], timeout: timeout) {
+        if let url = readLine(from: ready.read, timeout: timeout) {
             print("mishap running at \(url) (pid \(child)); pid file \(pidPath), logs in \(logPath)")
             return
         }
         // No URL: the server failed (its reasons are in the log) or is too slow.
         var status: Int32 = 0
         let exited = waitpid(child, &status, WNOHANG) == child || (usleep(200_000) == 0 && waitpid(child, &status, WNOHANG) == child)
-        let output = (readText(logPath) ?? "").utf8.dropFirst(Int(max(0, logStart)))
+        let output = (FileSystem.readText(logPath) ?? "").utf8.dropFirst(Int(max(0, logStart)))
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(20)
         if exited {
             printError("mishap: the server did not start (exit status \(status >> 8)):")

@@ -1,8 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// `mishap status`: whether a started server runs (its pid file), or whether a URL serves (its health check).
 struct Status: ParsableCommand {
@@ -41,7 +38,7 @@ struct Status: ParsableCommand {
                 throw ExitCode.failure
             }
         }
-        let path = absolutePath(pid.pidFile)
+        let path = FileSystem.absolutePath(pid.pidFile)
         guard let file = PidFile.read(path) else {
             print("mishap is not running (no pid file at \(path))")
             throw ExitCode.failure

@@ -1,8 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import MishapSupport
 
 /// `mishap stop`: ends a server started with `start`, through its pid file.
 struct Stop: ParsableCommand {
@@ -21,7 +18,7 @@ struct Stop: ParsableCommand {
     }
 
     func run() throws {
-        let path = absolutePath(pid.pidFile)
+        let path = FileSystem.absolutePath(pid.pidFile)
         guard let file = PidFile.read(path) else {
             print("mishap is not running (no pid file at \(path))")
             return
