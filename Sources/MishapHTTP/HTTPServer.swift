@@ -57,6 +57,18 @@ public final class HTTPServer: @unchecked Sendable {
         return "http://\(host):\(port)"
     }
 
+    /// Whether this libmicrohttpd can wait with epoll (built for Linux).
+    // MHD_FEATURE_EPOLL is 7; Swift does not name the cases of this enum.
+    static let hasEpoll = MHD_FEATURE(rawValue: 7).map { MHD_is_feature_supported($0) == .YES } ?? false
+
+    /// The event loop `configuration.eventLoop` comes to on this system.
+    public var eventLoop: ServerConfiguration.EventLoop {
+        switch configuration.eventLoop {
+        case .auto: Self.hasEpoll ? .epoll : .poll
+        case let chosen: chosen
+        }
+    }
+
     /// Binds and starts serving; returns once the socket accepts connections.
     public func start() throws {
         guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
@@ -68,8 +80,13 @@ public final class HTTPServer: @unchecked Sendable {
 
         // MHD_USE_TURBO closes without a prior shutdown, which lets the `reset` fault send a RST
         // (each flag and option: docs/libmicrohttpd.md, "Daemon flags and options").
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_USE_ITC.rawValue
+        switch configuration.eventLoop {
+        case .epoll: flags |= MHD_USE_EPOLL.rawValue
+        case .poll: flags |= MHD_USE_POLL.rawValue
+        case .auto: flags |= Self.hasEpoll ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
+        }
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
 
         let daemon = withUnsafePointer(to: &address.storage) { storage in

@@ -6,8 +6,10 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// The TCP port; 0 picks a free one.
     public var port: UInt16
-    /// Worker threads, each with its own epoll loop.
+    /// Worker threads, each with its own event loop.
     public var threads: Int
+    /// How each worker thread waits for its sockets.
+    public var eventLoop: EventLoop
     /// Largest request body read; a larger one is answered 413.
     public var maxBodyBytes: Int
     /// Largest header section (each header counted as `name: value` and its CRLF); a larger one
@@ -25,7 +27,8 @@ public struct ServerConfiguration: Sendable {
         maxBodyBytes: Int = 10 << 20,
         maxHeaderBytes: Int = 8 << 10,
         connectionLimit: Int = 4096,
-        connectionTimeoutSeconds: Int = 30
+        connectionTimeoutSeconds: Int = 30,
+        eventLoop: EventLoop = .auto
     ) {
         self.host = host
         self.port = port
@@ -34,6 +37,17 @@ public struct ServerConfiguration: Sendable {
         self.maxHeaderBytes = maxHeaderBytes
         self.connectionLimit = connectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.eventLoop = eventLoop
+    }
+
+    /// How libmicrohttpd's worker threads wait for their sockets.
+    public enum EventLoop: String, Sendable, CaseIterable {
+        /// epoll where libmicrohttpd has it (Linux), else poll.
+        case auto
+        /// epoll (Linux only): one registration per connection, cheap with many connections.
+        case epoll
+        /// poll(2), which every platform has: the portable loop, also tested on Linux.
+        case poll
     }
 
     /// The memory libmicrohttpd gives each connection for reading the request line and headers

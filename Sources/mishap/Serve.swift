@@ -57,8 +57,8 @@ struct Serve: ParsableCommand {
                         host: options.host, port: UInt16(options.port), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
-                        connectionTimeoutSeconds: options.connectionTimeout),
-                    watch: MishapInstance.WatchMode(rawValue: options.watch.rawValue) ?? .auto),
+                        connectionTimeoutSeconds: options.connectionTimeout, eventLoop: options.eventLoop),
+                    watch: options.watch),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
@@ -82,7 +82,7 @@ struct Serve: ParsableCommand {
         }
         print("mishap listening on \(url)")
         fflush(nil)
-        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
+        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = FileDescriptor.writeAll(descriptor, url + "\n")
             close(descriptor)

@@ -18,8 +18,11 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
     var portFile: String?
 
-    @Option(help: "Worker threads, each with its own epoll loop (the default is one per processor).")
-    var threads: Int = ServerConfiguration.processorCount
+    @Option(help: "Worker threads, each with its own event loop (the default is one per processor).")
+    var threads: Int = Platform.processorCount
+
+    @Option(name: .customLong("event-loop"), help: ArgumentHelp("How worker threads wait for sockets: auto (epoll where there is one), epoll, or poll (portable).", valueName: "kind"))
+    var eventLoop: ServerConfiguration.EventLoop = .auto
 
     @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body accepted; larger ones get 413.", valueName: "bytes"))
     var maxBody: Int = 10 << 20
@@ -68,7 +71,7 @@ struct ServeOptions: ParsableArguments {
     static let adminTokenVariable = "MISHAP_ADMIN_TOKEN"
 
     @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
-    var watch: WatchMode = .auto
+    var watch: MishapInstance.WatchMode = .auto
 
     @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish.", valueName: "seconds"))
     var grace: Double = 10
@@ -79,10 +82,6 @@ struct ServeOptions: ParsableArguments {
     /// Where `start` learns that the server is up: the URL is written to this descriptor, then it is closed.
     @Option(name: .customLong("ready-fd"), help: .hidden)
     var readyDescriptor: Int32?
-
-    enum WatchMode: String, ExpressibleByArgument, CaseIterable {
-        case auto, poll, off
-    }
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
@@ -121,6 +120,7 @@ struct ServeOptions: ParsableArguments {
         add("port", port)
         add("port-file", portFile)
         add("threads", threads)
+        add("event-loop", eventLoop.rawValue)
         add("max-body", maxBody)
         add("max-header-size", maxHeaderSize)
         add("connection-limit", connectionLimit)
@@ -143,5 +143,7 @@ struct ServeOptions: ParsableArguments {
 }
 
 extension LineLogHandler.Format: ExpressibleByArgument {}
+extension MishapInstance.WatchMode: ExpressibleByArgument {}
+extension ServerConfiguration.EventLoop: ExpressibleByArgument {}
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
