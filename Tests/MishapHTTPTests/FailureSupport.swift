@@ -5,6 +5,7 @@ import FoundationNetworking
 import MishapEngine
 import MishapScenarios
 import MishapHTTP
+import MishapTestSupport
 import Testing
 
 // Helpers shared by the failure-catalogue suites (FaultTests, TimingTests, PayloadTests,
@@ -64,12 +65,6 @@ enum FailureEndpoint: String, CaseIterable, Sendable, CustomTestStringConvertibl
 }
 
 extension TestServer {
-    /// The default scenarios, with engine options (seed, header names).
-    convenience init(options: EngineOptions, scenarios directory: String = defaultScenariosDirectory) throws {
-        try self.init(engine: ScenarioLoader.load(directory: directory).makeEngine(options: options),
-                      configuration: ServerConfiguration(port: 0))
-    }
-
     /// The sequence of statuses of `count` requests, one after another.
     func statuses(_ count: Int, _ pathAndQuery: String, headers: [String: String] = [:]) async throws -> [Int] {
         var statuses: [Int] = []
@@ -92,28 +87,6 @@ func urlError(sourceLocation: SourceLocation = #_sourceLocation,
     } catch {
         Issue.record("expected a URLError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
-    }
-}
-
-/// Runs blocking socket work on a thread of its own, so a test waiting seconds on `recv` does
-/// not hold one of the few threads of Swift's cooperative pool that the other tests run on.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try body() })
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
-
-extension RawHTTPConnection.Received: CustomStringConvertible {
-    var description: String {
-        switch self {
-        case .bytes(let bytes): "\(bytes.count) bytes"
-        case .closed: "EOF"
-        case .failed(let code): "error \(code) (\(String(cString: strerror(code))))"
-        }
     }
 }
 

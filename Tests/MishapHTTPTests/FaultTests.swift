@@ -5,6 +5,7 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
+import MishapTestSupport
 import Testing
 
 /// The transport faults of the failure catalogue, as a client sees them: on a raw socket, byte

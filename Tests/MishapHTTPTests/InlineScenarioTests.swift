@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// Scenario features the default scenarios do not use, from inline YAML, checked on the wire.

@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// `POST /login`, one test per case of `scenarios/login.yaml`, with JSON and form bodies.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import MishapTestSupport
 import Testing
 
 /// The malformed payloads of the failure catalogue: each arrives as a successful response that a

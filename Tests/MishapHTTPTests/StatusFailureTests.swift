@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import MishapTestSupport
 import Testing
 
 /// The status-code failures of the catalogue, on both endpoints, as URLSession reports them.

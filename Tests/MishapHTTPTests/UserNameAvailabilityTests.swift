@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// `GET /isUserNameAvailable`, one test per row of seed-server.md, against the default scenarios.

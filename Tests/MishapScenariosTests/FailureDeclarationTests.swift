@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapScenarios
+import MishapTestSupport
 import Testing
 
 /// The delivery keys of a response (`delay`, `hang`, `dribble`, `fault`), `base64` bodies,

@@ -1,7 +1,8 @@
 import Foundation
 import MishapEngine
-import MishapFuzzSupport
+import MishapTestSupport
 @testable import MishapScenarios
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapScenarios
+import MishapTestSupport
 import Testing
 
 @Suite("Loading scenario folders")

@@ -1,5 +1,6 @@
 import Foundation
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// `GET /__mishap/retries`: whether a client told `Retry-After` waited before coming back to
@@ -41,7 +42,7 @@ import Testing
                 respond: { text: ok }
         """
 
-    func retries(_ harness: ServiceHarness, _ query: String = "") async throws -> (observations: [[String: Any]], violations: Int?) {
+    func retries(_ harness: TestServer, _ query: String = "") async throws -> (observations: [[String: Any]], violations: Int?) {
         let answer = try await harness.admin("retries" + (query.isEmpty ? "" : "?" + query))
         return (try #require(answer["retries"] as? [[String: Any]]), answer["violations"] as? Int)
     }
@@ -50,7 +51,7 @@ import Testing
     /// `violations`. Another session's 503 is tracked on its own and stays open (honoured null)
     /// while that client has not come back; the first session's retry does not close it.
     @Test func earlyRetryIsAViolation() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         let refused = try await harness.get("/busy", session: "s1")
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "30")
@@ -89,7 +90,7 @@ import Testing
     /// `Retry-After` 30 s ahead (`{{now+30s}}`) broke it; one waiting 1.1 s after a date 1 s ahead
     /// honoured it.
     @Test func waitingHonoursRetryAfter() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         #expect(try await harness.get("/brief", session: "patient").status == 429)
         let dated = try await harness.get("/dated", session: "patient")
         #expect(dated.status == 503)
@@ -134,7 +135,7 @@ import Testing
 
     /// `POST /__mishap/reset?session=` forgets that session's observations only.
     @Test func resetForgetsOneSession() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         for session in ["x", "y"] {
             #expect(try await harness.get("/busy", session: session).status == 503)
             #expect(try await harness.get("/busy", session: session).status == 200)
