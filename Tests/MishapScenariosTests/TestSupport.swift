@@ -34,13 +34,31 @@ func expectSingleDiagnostic(
     _ yaml: String, line: Int, column: Int, containing parts: [String], notContaining absent: [String] = [],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let found = diagnostics(ofYAML: yaml, sourceLocation: sourceLocation)
+    expectSingle(diagnostics(ofYAML: yaml, sourceLocation: sourceLocation), file: "inline.yaml", line: line, column: column,
+                 containing: parts, notContaining: absent, sourceLocation: sourceLocation)
+}
+
+/// Checks that the folder `directory` fails with exactly one problem, in `file` at
+/// `line`:`column`, whose message contains every one of `parts`.
+func expectSingleDiagnostic(
+    ofDirectory directory: String, file: String, line: Int, column: Int, containing parts: [String],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    expectSingle(diagnostics(ofDirectory: directory, sourceLocation: sourceLocation), file: file, line: line, column: column,
+                 containing: parts, sourceLocation: sourceLocation)
+}
+
+/// Checks that `found` is one diagnostic, located and worded as given.
+private func expectSingle(
+    _ found: [ScenarioDiagnostic], file: String, line: Int, column: Int, containing parts: [String],
+    notContaining absent: [String] = [], sourceLocation: SourceLocation
+) {
     guard found.count == 1, let diagnostic = found.first else {
         Issue.record("expected exactly one diagnostic, got \(found.count):\n\(found.map(\.description).joined(separator: "\n"))",
                      sourceLocation: sourceLocation)
         return
     }
-    expect(diagnostic, file: "inline.yaml", line: line, column: column, containing: parts, notContaining: absent,
+    expect(diagnostic, file: file, line: line, column: column, containing: parts, notContaining: absent,
            sourceLocation: sourceLocation)
 }
 
