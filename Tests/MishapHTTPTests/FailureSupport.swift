@@ -38,6 +38,11 @@ enum FailureEndpoint: String, CaseIterable, Sendable, CustomTestStringConvertibl
     /// The field holding the error message in this endpoint's error bodies.
     var reasonKey: String { self == .userName ? "reason" : "error_message" }
 
+    /// Sends `trigger` with URLSession to a server of its own, serving the default scenarios.
+    func send(_ trigger: String) async throws -> ClientResponse {
+        try await send(trigger, to: TestServer())
+    }
+
     /// Sends `trigger` with URLSession.
     func send(_ trigger: String, to server: TestServer, headers: [String: String] = [:],
               timeout: TimeInterval? = nil) async throws -> ClientResponse {
@@ -48,6 +53,17 @@ enum FailureEndpoint: String, CaseIterable, Sendable, CustomTestStringConvertibl
             try await server.send("POST", "/login", body: Data(Self.loginBody(trigger)),
                                   headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, timeout: timeout)
         }
+    }
+
+    /// Sends `trigger` on a raw connection of its own: the response's head, every byte after
+    /// it, and how the stream ended.
+    func rawAnswer(_ trigger: String, on server: TestServer) throws
+        -> (head: ClientResponse, rest: [UInt8], end: RawHTTPConnection.Received) {
+        let connection = try server.connect(timeoutSeconds: 5)
+        try sendRaw(trigger, on: connection)
+        let head = try connection.readResponse(toHead: true)
+        let (rest, end) = try connection.readUntilEnd()
+        return (head, rest, end)
     }
 
     /// Sends `trigger` on a raw connection (with `Connection: close`, so a response that does not
@@ -77,15 +93,23 @@ extension TestServer {
 /// succeeds or fails some other way.
 func urlError(sourceLocation: SourceLocation = #_sourceLocation,
               _ request: () async throws -> ClientResponse) async -> URLError? {
+    await caught(URLError.self, sourceLocation: sourceLocation, describing: {
+        "status \($0.status) with \($0.body.count) bytes: \($0.text.prefix(200))"
+    }, request)
+}
+
+/// The error of type `E` that `body` throws; records an issue (and returns nil) when `body`
+/// returns (`describe` tells what) or throws another error.
+func caught<E: Error, T>(_: E.Type, sourceLocation: SourceLocation = #_sourceLocation, describing describe: (T) -> String,
+                         _ body: () async throws -> T) async -> E? {
     do {
-        let response = try await request()
-        Issue.record("expected a URLError, got status \(response.status) with \(response.body.count) bytes: \(response.text.prefix(200))",
-                     sourceLocation: sourceLocation)
+        let value = try await body()
+        Issue.record("expected a \(E.self), got \(describe(value))", sourceLocation: sourceLocation)
         return nil
-    } catch let error as URLError {
+    } catch let error as E {
         return error
     } catch {
-        Issue.record("expected a URLError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected a \(E.self), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }

@@ -37,11 +37,8 @@ import Testing
 
           - endpoint: GET /evil
             rules:
-              - name: nested
-                when: { query: { name: { matches: "^(a+)+$" } } }
-                respond: { text: nested }
-              - name: other
-                respond: { text: other }
+              - { name: nested, when: { query: { name: { matches: "^(a+)+$" } } }, respond: { text: nested } }
+              - { name: other, respond: { text: other } }
 
           - endpoint: GET /header
             rules:
