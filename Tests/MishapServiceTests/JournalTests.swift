@@ -10,15 +10,10 @@ import Testing
         endpoints:
           - endpoint: POST /items
             rules:
-              - name: created
-                when: { query: { kind: book } }
-                respond: { status: 201, json: { ok: true } }
-              - name: rejected
-                respond: { status: 422, text: no }
+              - { name: created, when: { query: { kind: book } }, respond: { status: 201, json: { ok: true } } }
+              - { name: rejected, respond: { status: 422, text: no } }
           - endpoint: GET /ping
-            rules:
-              - name: pong
-                respond: { text: pong }
+            rules: [{ name: pong, respond: { text: pong } }]
         """
 
     /// Every recorded field comes from the request and its answer: method, path, decoded query
