@@ -2,9 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MishapEngine
-import MishapScenarios
-import MishapHTTP
 import MishapTestSupport
 import Testing
 

@@ -6,7 +6,6 @@ import FoundationNetworking
 import Glibc
 #endif
 import MishapEngine
-import MishapScenarios
 import MishapHTTP
 import MishapService
 import MishapTestSupport

@@ -11,6 +11,7 @@ public struct ClientResponse: Sendable {
     /// The version on the status line (`HTTP/1.1`), when read from a raw connection.
     public var httpVersion: String?
 
+    /// A response as observed: `headers` by name as received.
     public init(status: Int, headers: [String: String], body: Data, httpVersion: String? = nil) {
         self.status = status
         self.headers = headers

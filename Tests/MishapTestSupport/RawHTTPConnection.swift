@@ -11,6 +11,7 @@ import Glibc
 /// that never answers fails the test instead of hanging it. One thread uses a connection at a
 /// time.
 public final class RawHTTPConnection {
+    /// Why a connection, a send or a receive failed.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         /// The `errno` behind it, when there is one (`ECONNREFUSED` for a refused connection).
@@ -145,6 +146,7 @@ public final class RawHTTPConnection {
         if let code = write(bytes) { throw Failure(description: "send() failed: errno \(code)", errno: code) }
     }
 
+    /// Writes the UTF-8 bytes of `text`, or throws.
     public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }

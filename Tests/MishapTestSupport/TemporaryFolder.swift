@@ -5,6 +5,7 @@ public final class TemporaryFolder: Sendable {
     /// The folder itself (not symlink-resolved: messages show paths as given).
     public let path: String
 
+    /// Creates the folder.
     public init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("mishap-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -20,6 +21,7 @@ public final class TemporaryFolder: Sendable {
         try write(relative, Data(contents.utf8), inPlace: inPlace)
     }
 
+    /// Writes `data` to `relative`, as `write(_:_:inPlace:)` writes text.
     @discardableResult
     public func write(_ relative: String, _ data: Data, inPlace: Bool = false) throws -> String {
         let full = path + "/" + relative

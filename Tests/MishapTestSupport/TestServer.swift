@@ -10,6 +10,7 @@ import MishapService
 /// (`MishapInstance`): the service answers every request (scenarios, journal, admin API under
 /// `/__mishap/`) through the HTTP server. Stopped when released.
 public final class TestServer: Sendable {
+    /// The running Mishap: its service, its server and its watcher.
     public let instance: MishapInstance
     /// The URL clients use, `http://127.0.0.1:PORT`.
     public let baseURL: URL
@@ -31,6 +32,9 @@ public final class TestServer: Sendable {
         try self.init(.yaml(yaml, name: name), options: options, configuration: configuration, watch: .off, logger: logger)
     }
 
+    /// Starts Mishap: the scenarios from `scenarios`, the service with `options`, the server
+    /// with `configuration`, and the folder watched as `watch` says; everything logged to
+    /// `logger`. Scenario problems and a server that cannot listen are thrown.
     public init(_ scenarios: ScenarioSource, options: ServiceOptions, configuration: ServerConfiguration,
                 watch: MishapInstance.WatchMode, logger: Logger) throws {
         instance = try MishapInstance.start(

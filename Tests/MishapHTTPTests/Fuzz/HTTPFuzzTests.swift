@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MishapHTTP
-import MishapService
 import MishapTestSupport
 import Testing
 
