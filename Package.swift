@@ -78,27 +78,42 @@ let package = Package(
             ]
         ),
 
-        // What the fuzz and random tests share: a seeded generator, a scenario corpus and its
-        // mutations. Test code only, in no product.
-        .target(name: "MishapFuzzSupport", path: "Tests/MishapFuzzSupport"),
+        // What the test targets share: a Mishap started in process on a free port, a raw HTTP
+        // client, URLSession answers, temporary folders, polling, and for the fuzz and random
+        // tests a seeded generator, a scenario corpus and its mutations. Test code only, in no
+        // product.
+        .target(
+            name: "MishapTestSupport",
+            dependencies: [
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/MishapTestSupport"
+        ),
 
         .testTarget(name: "MishapSupportTests", dependencies: ["MishapSupport"]),
-        .testTarget(name: "MishapPatternTests", dependencies: ["MishapPattern", "MishapFuzzSupport"]),
-        .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapFuzzSupport"]),
+        .testTarget(name: "MishapPatternTests", dependencies: ["MishapPattern", "MishapTestSupport"]),
+        .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapTestSupport"]),
         .testTarget(
             name: "MishapScenariosTests",
-            dependencies: ["MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
+            dependencies: ["MishapScenarios", "MishapEngine", "MishapTestSupport"]
         ),
         .testTarget(
             name: "MishapHTTPTests",
-            dependencies: ["MishapHTTP", "MishapScenarios", "MishapEngine"]
+            dependencies: [
+                "MishapHTTP", "MishapService", "MishapScenarios", "MishapEngine", "MishapTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "MishapServiceTests",
-            dependencies: ["MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapFuzzSupport"]
+            dependencies: [
+                "MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
-        .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting"]),
+        .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting", "MishapTestSupport"]),
         // Runs the built `mishap` binary as a process (make test builds it first).
-        .testTarget(name: "MishapCLITests", dependencies: ["MishapFuzzSupport"]),
+        .testTarget(name: "MishapCLITests", dependencies: ["MishapTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// `mishap validate`, `mishap routes`, help and argument errors, run as a real process.

@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -113,12 +114,7 @@ final class ChildProcess {
 
     /// Waits until the process exits; false when it still runs after `timeout`.
     func waitForExit(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        await eventually(within: timeout, every: .milliseconds(20)) { !process.isRunning }
     }
 
     /// The first complete line of standard output, waiting up to `timeout` (nil if the process
@@ -173,25 +169,6 @@ func listeningPort(_ line: String) -> UInt16? {
     let digits = line.dropFirst(prefix.count)
     guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
     return UInt16(digits)
-}
-
-/// A uniquely named temporary folder, removed on deinit.
-final class TemporaryFolder {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("mishap-cli-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func write(_ relative: String, _ contents: String) throws {
-        let full = path + "/" + relative
-        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        try contents.write(toFile: full, atomically: true, encoding: .utf8)
-    }
 }
 
 /// What a block-style scenario file declares, read line by line: the line of `endpoint:` and the

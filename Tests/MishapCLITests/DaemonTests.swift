@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -26,40 +27,13 @@ struct DaemonTests {
     /// polling every 50 ms measures the server rather than process spawning.
     static func fetch(_ port: UInt16, _ path: String, method: String = "GET", host: String = "127.0.0.1",
                       headers: [String] = [], timeoutSeconds: Int = 10) -> Answer? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var time = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr(host)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let fields = headers.map { line -> (String, String) in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1].drop(while: { $0 == " " })) : "")
         }
-        guard connected == 0 else { return nil }
-        let extra = headers.map { $0 + "\r\n" }.joined()
-        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n\(extra)Connection: close\r\nContent-Length: 0\r\n\r\n".utf8)
-        var sent = 0
-        while sent < request.count {
-            let count = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            sent += count
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { break }
-            bytes += buffer[..<count]
-        }
+        guard let connection = try? RawHTTPConnection(port: port, host: host, timeoutSeconds: timeoutSeconds),
+              (try? connection.sendRequest(method, path, headers: fields + [("Connection", "close"), ("Content-Length", "0")])) != nil,
+              let bytes = try? connection.readToEnd() else { return nil }
         return parse(bytes)
     }
 
@@ -132,12 +106,7 @@ struct DaemonTests {
 
     /// Waits (bounded) until `pid` has exited; true when it has.
     static func waitUntilGone(_ pid: pid_t, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while isAlive(pid) {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        await eventually(within: timeout, every: .milliseconds(20)) { !isAlive(pid) }
     }
 
     /// Kills (SIGKILL) the background servers a test started, whatever happened to the test:
@@ -234,12 +203,8 @@ struct DaemonTests {
 
     /// Waits (bounded) until the server's standard error contains `text`.
     static func waitForLog(_ server: ChildProcess, _ text: String, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !server.standardError.contains(text) {
-            if ContinuousClock.now >= deadline || !server.isRunning { return server.standardError.contains(text) }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        _ = await eventually(within: timeout, every: .milliseconds(20)) { server.standardError.contains(text) || !server.isRunning }
+        return server.standardError.contains(text)
     }
 
     // MARK: start, status, stop
@@ -593,14 +558,12 @@ struct DaemonTests {
     /// journal shows.
     static func requestSlow(_ port: UInt16, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChildProcess {
         let client = try ChildProcess(ServeTests.curl, ["-s", "--max-time", "30", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)/slow"])
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let answer = fetch(port, "/__mishap/requests?path=/slow"), let journal = object(answer.body),
-               let requests = journal["requests"] as? [Any], !requests.isEmpty {
-                return client
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let received = await eventually(within: .seconds(10), every: .milliseconds(20)) {
+            guard let answer = fetch(port, "/__mishap/requests?path=/slow"), let journal = object(answer.body),
+                  let requests = journal["requests"] as? [Any] else { return false }
+            return !requests.isEmpty
         }
+        if received { return client }
         client.kill()
         Issue.record("the server never received GET /slow", sourceLocation: sourceLocation)
         throw NotListening()

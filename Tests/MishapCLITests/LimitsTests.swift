@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -108,36 +109,23 @@ struct LimitsTests {
     }
 
     /// Opens a TCP connection to 127.0.0.1:port with a receive timeout.
-    static func connect(_ port: UInt16, timeoutSeconds: Int = 10) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        var time = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if connected != 0 { close(fd) }
-        try #require(connected == 0, "connect failed: errno \(errno)")
-        return fd
+    static func connect(_ port: UInt16, timeoutSeconds: Int = 10) throws -> RawHTTPConnection {
+        try RawHTTPConnection(port: port, timeoutSeconds: timeoutSeconds)
     }
 
     /// Sends a keep-alive GET and reads the start of its answer; the bytes read ([] when the
     /// server closed the connection, nil on a timeout).
-    static func exchange(_ fd: Int32, _ path: String) -> [UInt8]? {
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-        _ = send(fd, request, request.count, Int32(MSG_NOSIGNAL))
-        return receive(fd)
+    static func exchange(_ connection: RawHTTPConnection, _ path: String) -> [UInt8]? {
+        _ = connection.write(Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        return receive(connection)
     }
 
-    static func receive(_ fd: Int32) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(fd, &buffer, buffer.count, 0)
-        if count < 0 { return errno == ECONNRESET ? [] : nil }
-        return Array(buffer[..<count])
+    static func receive(_ connection: RawHTTPConnection) -> [UInt8]? {
+        switch try? connection.receivePiece() {
+        case .bytes(let bytes)?: bytes
+        case .closed?, .failed(errno: ECONNRESET)?: []
+        default: nil
+        }
     }
 
     @Test("--connection-limit: a connection over it waits unanswered until one of the others closes")
@@ -145,20 +133,19 @@ struct LimitsTests {
         let (server, port) = try await Self.serve(["--connection-limit", "2", "--threads", "1"])
         defer { server.kill() }
         let first = try Self.connect(port), second = try Self.connect(port)
-        defer { close(first); close(second) }
+        defer { first.close(); second.close() }
         for fd in [first, second] {
             let answer = try #require(Self.exchange(fd, "/isUserNameAvailable?userName=abc"))
             #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
         }
         // The third is left in the listen queue: no answer while the other two stay open.
         let third = try Self.connect(port, timeoutSeconds: 1)
-        defer { close(third) }
+        defer { third.close() }
         let waiting = Self.exchange(third, "/isUserNameAvailable?userName=abc")
         #expect(waiting == nil, "a third connection was answered or closed: \(String(decoding: waiting ?? [], as: UTF8.self))")
 
-        close(first)
-        var time = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(third, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        first.close()
+        third.setReceiveTimeout(seconds: 10)
         let answer = try #require(Self.receive(third), "no answer 10 s after a slot freed")
         #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 400"), "\(String(decoding: answer, as: UTF8.self))")
         // The second connection still works.
@@ -187,18 +174,18 @@ struct LimitsTests {
         defer { server.kill() }
         let started = ContinuousClock.now
         let idle = try Self.connect(port)
-        defer { close(idle) }
+        defer { idle.close() }
         let stalled = try Self.connect(port)
-        defer { close(stalled) }
+        defer { stalled.close() }
         let partial = Array("GET /isUserNameAvailable?userName=abc HTTP/1.1\r\nHost: x\r\n".utf8)
-        #expect(send(stalled, partial, partial.count, Int32(MSG_NOSIGNAL)) == partial.count)
+        #expect(stalled.write(partial) == nil)
         #expect(Self.receive(idle) == [], "the idle connection was not closed")
         #expect(Self.receive(stalled) == [], "the stalled connection was not closed")
         #expect(ContinuousClock.now - started < .seconds(9))
 
         // slowpoke answers after 1.5 to 3 s, longer than the timeout: the answer still arrives.
         let slow = try Self.connect(port)
-        defer { close(slow) }
+        defer { slow.close() }
         let answer = try #require(Self.exchange(slow, "/isUserNameAvailable?userName=slowpoke"))
         #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "\(String(decoding: answer, as: UTF8.self))")
     }

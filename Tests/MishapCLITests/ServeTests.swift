@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -90,21 +91,10 @@ struct ServeTests {
         defer { server.kill() }
 
         // A client that sent half a request and waits.
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(socket >= 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(connected == 0)
+        let socket = try RawHTTPConnection(port: port)
+        defer { socket.close() }
         let partial = Array("GET /isUserNameAvailable?userName=abc HTTP/1.1\r\nHost: x\r\n".utf8)
-        #expect(send(socket, partial, partial.count, Int32(MSG_NOSIGNAL)) == partial.count)
+        #expect(socket.write(partial) == nil)
         try await Task.sleep(for: .milliseconds(200))
 
         let started = ContinuousClock.now

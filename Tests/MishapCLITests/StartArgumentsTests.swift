@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

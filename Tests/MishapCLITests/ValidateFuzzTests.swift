@@ -1,5 +1,5 @@
 import Foundation
-import MishapFuzzSupport
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

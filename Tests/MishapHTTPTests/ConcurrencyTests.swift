@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// The `maintenance` cycle under concurrent clients: one counter per rule, shared by every server

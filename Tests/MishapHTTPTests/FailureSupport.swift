@@ -2,9 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MishapEngine
-import MishapScenarios
-import MishapHTTP
+import MishapTestSupport
 import Testing
 
 // Helpers shared by the failure-catalogue suites (FaultTests, TimingTests, PayloadTests,
@@ -37,6 +35,11 @@ enum FailureEndpoint: String, CaseIterable, Sendable, CustomTestStringConvertibl
     /// The field holding the error message in this endpoint's error bodies.
     var reasonKey: String { self == .userName ? "reason" : "error_message" }
 
+    /// Sends `trigger` with URLSession to a server of its own, serving the default scenarios.
+    func send(_ trigger: String) async throws -> ClientResponse {
+        try await send(trigger, to: TestServer())
+    }
+
     /// Sends `trigger` with URLSession.
     func send(_ trigger: String, to server: TestServer, headers: [String: String] = [:],
               timeout: TimeInterval? = nil) async throws -> ClientResponse {
@@ -47,6 +50,17 @@ enum FailureEndpoint: String, CaseIterable, Sendable, CustomTestStringConvertibl
             try await server.send("POST", "/login", body: Data(Self.loginBody(trigger)),
                                   headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, timeout: timeout)
         }
+    }
+
+    /// Sends `trigger` on a raw connection of its own: the response's head, every byte after
+    /// it, and how the stream ended.
+    func rawAnswer(_ trigger: String, on server: TestServer) throws
+        -> (head: ClientResponse, rest: [UInt8], end: RawHTTPConnection.Received) {
+        let connection = try server.connect(timeoutSeconds: 5)
+        try sendRaw(trigger, on: connection)
+        let head = try connection.readResponse(toHead: true)
+        let (rest, end) = try connection.readUntilEnd()
+        return (head, rest, end)
     }
 
     /// Sends `trigger` on a raw connection (with `Connection: close`, so a response that does not
@@ -64,12 +78,6 @@ enum FailureEndpoint: String, CaseIterable, Sendable, CustomTestStringConvertibl
 }
 
 extension TestServer {
-    /// The default scenarios, with engine options (seed, header names).
-    convenience init(options: EngineOptions, scenarios directory: String = defaultScenariosDirectory) throws {
-        try self.init(engine: ScenarioLoader.load(directory: directory).makeEngine(options: options),
-                      configuration: ServerConfiguration(port: 0))
-    }
-
     /// The sequence of statuses of `count` requests, one after another.
     func statuses(_ count: Int, _ pathAndQuery: String, headers: [String: String] = [:]) async throws -> [Int] {
         var statuses: [Int] = []
@@ -82,38 +90,24 @@ extension TestServer {
 /// succeeds or fails some other way.
 func urlError(sourceLocation: SourceLocation = #_sourceLocation,
               _ request: () async throws -> ClientResponse) async -> URLError? {
+    await caught(URLError.self, sourceLocation: sourceLocation, describing: {
+        "status \($0.status) with \($0.body.count) bytes: \($0.text.prefix(200))"
+    }, request)
+}
+
+/// The error of type `E` that `body` throws; records an issue (and returns nil) when `body`
+/// returns (`describe` tells what) or throws another error.
+func caught<E: Error, T>(_: E.Type, sourceLocation: SourceLocation = #_sourceLocation, describing describe: (T) -> String,
+                         _ body: () async throws -> T) async -> E? {
     do {
-        let response = try await request()
-        Issue.record("expected a URLError, got status \(response.status) with \(response.body.count) bytes: \(response.text.prefix(200))",
-                     sourceLocation: sourceLocation)
+        let value = try await body()
+        Issue.record("expected a \(E.self), got \(describe(value))", sourceLocation: sourceLocation)
         return nil
-    } catch let error as URLError {
+    } catch let error as E {
         return error
     } catch {
-        Issue.record("expected a URLError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected a \(E.self), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
-    }
-}
-
-/// Runs blocking socket work on a thread of its own, so a test waiting seconds on `recv` does
-/// not hold one of the few threads of Swift's cooperative pool that the other tests run on.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try body() })
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
-
-extension RawHTTPConnection.Received: CustomStringConvertible {
-    var description: String {
-        switch self {
-        case .bytes(let bytes): "\(bytes.count) bytes"
-        case .closed: "EOF"
-        case .failed(let code): "error \(code) (\(String(cString: strerror(code))))"
-        }
     }
 }
 

@@ -5,6 +5,7 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
+import MishapTestSupport
 import Testing
 
 /// The transport faults of the failure catalogue, as a client sees them: on a raw socket, byte
@@ -92,8 +93,7 @@ import Testing
         }
         #expect(try connection.readResponse().status == (endpoint == .userName ? 200 : 404))
         try endpoint.sendRaw(trigger, on: connection)
-        let (pieces, end) = try connection.readPiecesToEnd()
-        let bytes = pieces.flatMap(\.bytes)
+        let (bytes, end) = try connection.readUntilEnd()
         switch trigger {
         case "reset":
             #expect(bytes.isEmpty)
@@ -128,8 +128,7 @@ import Testing
         throws -> (bytes: [UInt8], end: RawHTTPConnection.Received) {
         let connection = try server.connect(timeoutSeconds: 5)
         try endpoint.sendRaw(trigger, on: connection)
-        let (pieces, end) = try connection.readPiecesToEnd()
-        return (pieces.flatMap(\.bytes), end)
+        return try connection.readUntilEnd()
     }
 
     /// The server keeps answering after a fault.
@@ -172,68 +171,54 @@ import Testing
         try expectStillServing(server)
     }
 
+    /// Sends `trigger` on a raw connection of a server of its own: the answer starts as a 200,
+    /// the server closes the connection after it and goes on serving. `check` looks at the head
+    /// and the bytes after it, given the body the fault spoils.
+    func expectSpoiledAnswer(_ trigger: String, _ endpoint: FailureEndpoint, sourceLocation: SourceLocation = #_sourceLocation,
+                             _ check: (_ head: ClientResponse, _ rest: [UInt8], _ intended: [UInt8]) throws -> Void) throws {
+        let server = try TestServer()
+        let (head, rest, end) = try endpoint.rawAnswer(trigger, on: server)
+        #expect(head.status == 200, sourceLocation: sourceLocation)
+        try check(head, rest, endpoint.intendedBody(trigger))
+        #expect(end == .closed, "the stream ended with \(end), not EOF", sourceLocation: sourceLocation)
+        try expectStillServing(server, sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: FailureEndpoint.allCases)
     func truncatedPromisesMoreThanItSends(endpoint: FailureEndpoint) throws {
-        let server = try TestServer()
-        let connection = try server.connect(timeoutSeconds: 5)
-        try endpoint.sendRaw("truncated", on: connection)
-        let head = try connection.readResponse(toHead: true)
-        let (pieces, end) = try connection.readPiecesToEnd()
-        let body = pieces.flatMap(\.bytes)
-        let intended = endpoint.intendedBody("truncated")
-
-        #expect(head.status == 200)
-        #expect(head.header("Transfer-Encoding") == nil)
-        #expect(head.header("Content-Type") == jsonContentType)
-        let declared = try #require(head.header("Content-Length").flatMap { Int($0) }, "no Content-Length: \(head.headers)")
-        #expect(declared == intended.count)
-        #expect(body.count < declared, "\(body.count) of \(declared) bytes sent")
-        #expect(!body.isEmpty)
-        #expect(intended.starts(with: body), "not a prefix of the intended body: \(String(decoding: body, as: UTF8.self))")
-        #expect(end == .closed, "the stream ended with \(end), not EOF")
-        try expectStillServing(server)
+        try expectSpoiledAnswer("truncated", endpoint) { head, body, intended in
+            #expect(head.header("Transfer-Encoding") == nil)
+            #expect(head.header("Content-Type") == jsonContentType)
+            let declared = try #require(head.header("Content-Length").flatMap { Int($0) }, "no Content-Length: \(head.headers)")
+            #expect(declared == intended.count)
+            #expect(body.count < declared, "\(body.count) of \(declared) bytes sent")
+            #expect(!body.isEmpty)
+            #expect(intended.starts(with: body), "not a prefix of the intended body: \(String(decoding: body, as: UTF8.self))")
+        }
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func truncatedChunkedStopsWithoutTheLastChunk(endpoint: FailureEndpoint) throws {
-        let server = try TestServer()
-        let connection = try server.connect(timeoutSeconds: 5)
-        try endpoint.sendRaw("truncatedchunked", on: connection)
-        let head = try connection.readResponse(toHead: true)
-        let (pieces, end) = try connection.readPiecesToEnd()
-        let rest = pieces.flatMap(\.bytes)
-        let chunked = ChunkedBody(rest)
-        let intended = endpoint.intendedBody("truncatedchunked")
-
-        #expect(head.status == 200)
-        #expect(head.header("Transfer-Encoding")?.lowercased() == "chunked", "\(head.headers)")
-        #expect(head.header("Content-Length") == nil)
-        #expect(!chunked.terminated, "the terminating chunk was sent: \(String(decoding: rest, as: UTF8.self))")
-        #expect(rest.firstRange(of: Array("0\r\n\r\n".utf8)) == nil)
-        #expect(!chunked.payload.isEmpty)
-        #expect(chunked.payload.count < intended.count)
-        #expect(intended.starts(with: chunked.payload), "\(String(decoding: chunked.payload, as: UTF8.self))")
-        #expect(end == .closed, "the stream ended with \(end), not EOF")
-        try expectStillServing(server)
+        try expectSpoiledAnswer("truncatedchunked", endpoint) { head, rest, intended in
+            let chunked = ChunkedBody(rest)
+            #expect(head.header("Transfer-Encoding")?.lowercased() == "chunked", "\(head.headers)")
+            #expect(head.header("Content-Length") == nil)
+            #expect(!chunked.terminated, "the terminating chunk was sent: \(String(decoding: rest, as: UTF8.self))")
+            #expect(rest.firstRange(of: Array("0\r\n\r\n".utf8)) == nil)
+            #expect(!chunked.payload.isEmpty)
+            #expect(chunked.payload.count < intended.count)
+            #expect(intended.starts(with: chunked.payload), "\(String(decoding: chunked.payload, as: UTF8.self))")
+        }
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func lengthMismatchSendsMoreThanContentLength(endpoint: FailureEndpoint) throws {
-        let server = try TestServer()
-        let connection = try server.connect(timeoutSeconds: 5)
-        try endpoint.sendRaw("lengthmismatch", on: connection)
-        let head = try connection.readResponse(toHead: true)
-        let (pieces, end) = try connection.readPiecesToEnd()
-        let body = pieces.flatMap(\.bytes)
-        let intended = endpoint.intendedBody("lengthmismatch")
-
-        #expect(head.status == 200)
-        #expect(head.header("Transfer-Encoding") == nil)
-        let declared = try #require(head.header("Content-Length").flatMap { Int($0) }, "no Content-Length: \(head.headers)")
-        #expect(declared < body.count, "Content-Length \(declared), \(body.count) bytes followed")
-        #expect(body == intended, "\(String(decoding: body, as: UTF8.self))")
-        #expect(end == .closed, "the stream ended with \(end), not EOF")
-        try expectStillServing(server)
+        try expectSpoiledAnswer("lengthmismatch", endpoint) { head, body, intended in
+            #expect(head.header("Transfer-Encoding") == nil)
+            let declared = try #require(head.header("Content-Length").flatMap { Int($0) }, "no Content-Length: \(head.headers)")
+            #expect(declared < body.count, "Content-Length \(declared), \(body.count) bytes followed")
+            #expect(body == intended, "\(String(decoding: body, as: UTF8.self))")
+        }
     }
 
     @Test func forcedFaultOnAnOrdinaryName() throws {

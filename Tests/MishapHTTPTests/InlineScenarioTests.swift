@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// Scenario features the default scenarios do not use, from inline YAML, checked on the wire.
@@ -36,11 +37,8 @@ import Testing
 
           - endpoint: GET /evil
             rules:
-              - name: nested
-                when: { query: { name: { matches: "^(a+)+$" } } }
-                respond: { text: nested }
-              - name: other
-                respond: { text: other }
+              - { name: nested, when: { query: { name: { matches: "^(a+)+$" } } }, respond: { text: nested } }
+              - { name: other, respond: { text: other } }
 
           - endpoint: GET /header
             rules:

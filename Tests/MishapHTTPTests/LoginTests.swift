@@ -1,17 +1,14 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
-/// `POST /login`, one test per case of `scenarios/login.yaml`, with JSON and form bodies.
+/// `POST /login`: every case of `scenarios/login.yaml`, with JSON and form bodies.
 @Suite struct LoginTests {
     static let formContentType = "application/x-www-form-urlencoded"
 
+    /// Posts `fields` as JSON.
     func login(_ fields: [String: Any], on server: TestServer) async throws -> ClientResponse {
         try await server.post("/login", json: fields)
-    }
-
-    /// Posts `form` exactly as written (already encoded).
-    func login(form: String, on server: TestServer) async throws -> ClientResponse {
-        try await server.send("POST", "/login", body: Data(form.utf8), headers: ["Content-Type": Self.formContentType])
     }
 
     func expectSuccess(_ response: ClientResponse) {
@@ -31,101 +28,97 @@ import Testing
         #expect(response.json?.count == 1)
     }
 
-    // MARK: Success
+    /// A login as a client sends it, and the answer it must get: John's token, or an error.
+    struct Attempt: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        /// The body exactly as sent.
+        let body: String
+        let contentType: String
+        /// The error's status and message; nil for John's token.
+        let error: (status: Int, message: String)?
 
-    @Test func johnLogsInWithJSON() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "john@doe.com", "password": "onlyjohnknowsme"], on: server)
-        expectSuccess(response)
+        /// A JSON body.
+        init(_ description: String, json: String, error: (status: Int, message: String)? = nil) {
+            testDescription = description
+            body = json
+            contentType = "application/json"
+            self.error = error
+        }
+
+        /// A form, already percent-encoded.
+        init(_ description: String, form: String, contentType: String = LoginTests.formContentType,
+             error: (status: Int, message: String)? = nil) {
+            testDescription = description
+            body = form
+            self.contentType = contentType
+            self.error = error
+        }
     }
 
-    @Test func johnLogsInWithAPercentEncodedForm() async throws {
-        let server = try TestServer()
-        let response = try await login(form: "email=john%40doe.com&password=onlyjohnknowsme", on: server)
-        expectSuccess(response)
-    }
+    static let required = (status: 400, message: "Email and password are required.")
+    static let invalidCredentials = (status: 401, message: "Invalid credentials.")
+    static let unknownUser = (status: 404, message: "User doesn't exist.")
+    static let malformed = (status: 400, message: "Malformed request body.")
 
-    @Test func formWithCharsetAndFieldsInAnyOrderIsAForm() async throws {
-        let server = try TestServer()
-        let response = try await server.send(
-            "POST", "/login", body: Data("password=onlyjohnknowsme&email=john@doe.com".utf8),
-            headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"])
-        expectSuccess(response)
-    }
-
-    @Test func plusInAFormIsASpace() async throws {
+    static let attempts = [
+        // Success.
+        Attempt("John logs in with JSON", json: #"{"email":"john@doe.com","password":"onlyjohnknowsme"}"#),
+        Attempt("John logs in with a percent-encoded form", form: "email=john%40doe.com&password=onlyjohnknowsme"),
+        Attempt("A form with a charset and its fields in any order is a form", form: "password=onlyjohnknowsme&email=john@doe.com",
+                contentType: "application/x-www-form-urlencoded; charset=utf-8"),
         // "onlyjohnknowsme+" is "onlyjohnknowsme " once decoded: not John's password.
-        let server = try TestServer()
-        let response = try await login(form: "email=john%40doe.com&password=onlyjohnknowsme+", on: server)
-        expectError(response, status: 401, message: "Invalid credentials.")
-    }
-
-    @Test func encodedPlusInAFormStaysAPlus() async throws {
+        Attempt("A plus in a form is a space", form: "email=john%40doe.com&password=onlyjohnknowsme+", error: invalidCredentials),
         // "maintenance%2Bx@..." decodes to "maintenance+x@...", which is not "maintenance@": an unknown user.
+        Attempt("An encoded plus in a form stays a plus", form: "email=maintenance%2Bx%40x.com&password=secret", error: unknownUser),
+
+        // Missing or empty fields.
+        Attempt("Missing email", json: #"{"password":"onlyjohnknowsme"}"#, error: required),
+        Attempt("Empty email", json: #"{"email":"","password":"onlyjohnknowsme"}"#, error: required),
+        Attempt("Missing password", json: #"{"email":"john@doe.com"}"#, error: required),
+        Attempt("Empty password", json: #"{"email":"john@doe.com","password":""}"#, error: required),
+        Attempt("Missing email in a form", form: "password=onlyjohnknowsme", error: required),
+        Attempt("Empty email in a form", form: "email=&password=onlyjohnknowsme", error: required),
+        Attempt("Missing password in a form", form: "email=john%40doe.com", error: required),
+        Attempt("Empty password in a form", form: "email=john%40doe.com&password=", error: required),
+        Attempt("A null field counts as missing", json: #"{"email":null,"password":"onlyjohnknowsme"}"#, error: required),
+
+        // Validation.
+        Attempt("An email without @ is not valid", json: #"{"email":"john.doe.com","password":"onlyjohnknowsme"}"#,
+                error: (status: 400, message: "Email is not valid.")),
+        Attempt("A three-character password is too short", json: #"{"email":"john@doe.com","password":"abc"}"#,
+                error: (status: 400, message: "Password is too short.")),
+        Attempt("A four-character password is long enough", json: #"{"email":"john@doe.com","password":"abcd"}"#,
+                error: invalidCredentials),
+
+        // A failure on purpose, without Retry-After.
+        Attempt("servererror fails", json: #"{"email":"servererror@x.com","password":"secret"}"#,
+                error: (status: 500, message: "The database is corrupted")),
+
+        // Credentials.
+        Attempt("John with another password is unauthorized", json: #"{"email":"john@doe.com","password":"wrongpassword"}"#,
+                error: invalidCredentials),
+        Attempt("An unknown email does not exist", json: #"{"email":"jane@doe.com","password":"onlyjohnknowsme"}"#, error: unknownUser),
+        Attempt("An unknown email in a form does not exist", form: "email=jane%40doe.com&password=onlyjohnknowsme", error: unknownUser),
+
+        // Malformed bodies.
+        Attempt("JSON cut short", json: #"{"email": "john@doe.com", "password": "onlyjohnknowsme""#, error: malformed),
+        Attempt("A form labelled JSON", json: "email=john@doe.com&password=onlyjohnknowsme", error: malformed),
+        Attempt("Single quotes", json: #"{'email': 'john@doe.com'}"#, error: malformed),
+        Attempt("Not JSON at all", json: "not json at all", error: malformed),
+    ]
+
+    @Test(arguments: attempts)
+    func loginIsAnsweredLikeTheSeedServer(_ attempt: Attempt) async throws {
         let server = try TestServer()
-        let response = try await login(form: "email=maintenance%2Bx%40x.com&password=secret", on: server)
-        expectError(response, status: 404, message: "User doesn't exist.")
-    }
-
-    // MARK: Missing or empty fields
-
-    @Test(arguments: [
-        ["password": "onlyjohnknowsme"],
-        ["email": "", "password": "onlyjohnknowsme"],
-        ["email": "john@doe.com"],
-        ["email": "john@doe.com", "password": ""],
-    ])
-    func missingOrEmptyFieldIsRequired(fields: [String: String]) async throws {
-        let server = try TestServer()
-        let response = try await login(fields, on: server)
-        expectError(response, status: 400, message: "Email and password are required.")
-    }
-
-    @Test(arguments: [
-        "password=onlyjohnknowsme",
-        "email=&password=onlyjohnknowsme",
-        "email=john%40doe.com",
-        "email=john%40doe.com&password=",
-    ])
-    func missingOrEmptyFormFieldIsRequired(form: String) async throws {
-        let server = try TestServer()
-        let response = try await login(form: form, on: server)
-        expectError(response, status: 400, message: "Email and password are required.")
-    }
-
-    @Test func nullFieldCountsAsMissing() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": NSNull(), "password": "onlyjohnknowsme"], on: server)
-        expectError(response, status: 400, message: "Email and password are required.")
-    }
-
-    // MARK: Validation
-
-    @Test func emailWithoutAtIsNotValid() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "john.doe.com", "password": "onlyjohnknowsme"], on: server)
-        expectError(response, status: 400, message: "Email is not valid.")
-    }
-
-    @Test func threeCharacterPasswordIsTooShort() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "john@doe.com", "password": "abc"], on: server)
-        expectError(response, status: 400, message: "Password is too short.")
-    }
-
-    @Test func fourCharacterPasswordIsLongEnough() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "john@doe.com", "password": "abcd"], on: server)
-        expectError(response, status: 401, message: "Invalid credentials.")
+        let response = try await server.send("POST", "/login", body: Data(attempt.body.utf8), headers: ["Content-Type": attempt.contentType])
+        if let error = attempt.error {
+            expectError(response, status: error.status, message: error.message)
+        } else {
+            expectSuccess(response)
+        }
     }
 
     // MARK: Failures on purpose
-
-    @Test func servererrorEmailFailsWithoutRetryAfter() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "servererror@x.com", "password": "secret"], on: server)
-        expectError(response, status: 500, message: "The database is corrupted", retryAfter: nil)
-    }
 
     @Test func maintenanceEmailFailsTwiceThenSucceedsInACycle() async throws {
         let server = try TestServer()
@@ -157,40 +150,6 @@ import Testing
         #expect(response.json?["user_id"] as? String == "123")
         #expect(response.json?["token"] == nil)
         #expect(response.text == #"{"user_id":"123"}"#)
-    }
-
-    // MARK: Credentials
-
-    @Test func johnWithAnotherPasswordIsUnauthorized() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "john@doe.com", "password": "wrongpassword"], on: server)
-        expectError(response, status: 401, message: "Invalid credentials.")
-    }
-
-    @Test func unknownEmailDoesNotExist() async throws {
-        let server = try TestServer()
-        let response = try await login(["email": "jane@doe.com", "password": "onlyjohnknowsme"], on: server)
-        expectError(response, status: 404, message: "User doesn't exist.")
-    }
-
-    @Test func unknownEmailInAFormDoesNotExist() async throws {
-        let server = try TestServer()
-        let response = try await login(form: "email=jane%40doe.com&password=onlyjohnknowsme", on: server)
-        expectError(response, status: 404, message: "User doesn't exist.")
-    }
-
-    // MARK: Malformed bodies
-
-    @Test(arguments: [
-        #"{"email": "john@doe.com", "password": "onlyjohnknowsme""#,
-        "email=john@doe.com&password=onlyjohnknowsme",
-        #"{'email': 'john@doe.com'}"#,
-        "not json at all",
-    ])
-    func invalidJSONIsMalformed(body: String) async throws {
-        let server = try TestServer()
-        let response = try await server.send("POST", "/login", body: Data(body.utf8), headers: ["Content-Type": "application/json"])
-        expectError(response, status: 400, message: "Malformed request body.")
     }
 
     @Test func jsonWithoutContentTypeIsStillJSON() async throws {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import MishapTestSupport
 import Testing
 
 /// The malformed payloads of the failure catalogue: each arrives as a successful response that a
@@ -19,30 +20,38 @@ import Testing
         let token: String
     }
 
-    /// Decodes `body` as the endpoint's success type; returns the error, recording an issue if
-    /// it decoded.
-    func decodingError(_ endpoint: FailureEndpoint, _ body: Data, sourceLocation: SourceLocation = #_sourceLocation) -> DecodingError? {
-        do {
+    /// `trigger` sent to a server of its own: a 200 (with `contentType`, when given).
+    func payload(_ trigger: String, _ endpoint: FailureEndpoint, contentType: String? = jsonContentType,
+                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> ClientResponse {
+        let response = try await endpoint.send(trigger)
+        #expect(response.status == 200, sourceLocation: sourceLocation)
+        if let contentType {
+            #expect(response.header("Content-Type") == contentType, sourceLocation: sourceLocation)
+        }
+        return response
+    }
+
+    /// Checks that `body` fails to decode as the endpoint's success type, with an error that
+    /// `matches` (`kind` names it in the failure message).
+    func expectDecodingError(_ endpoint: FailureEndpoint, _ body: Data, _ kind: String = "any error",
+                             sourceLocation: SourceLocation = #_sourceLocation,
+                             matches: (DecodingError) -> Bool = { _ in true }) async {
+        let error = await caught(DecodingError.self, sourceLocation: sourceLocation, describing: { _ in
+            "a decoded \(String(decoding: body, as: UTF8.self))"
+        }) {
             switch endpoint {
             case .userName: _ = try JSONDecoder().decode(Availability.self, from: body)
             case .login: _ = try JSONDecoder().decode(LoginAnswer.self, from: body)
             }
-            Issue.record("decoded: \(String(decoding: body, as: UTF8.self))", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as DecodingError {
-            return error
-        } catch {
-            Issue.record("not a DecodingError: \(error)", sourceLocation: sourceLocation)
-            return nil
+        }
+        if let error, !matches(error) {
+            Issue.record("expected \(kind), got \(error)", sourceLocation: sourceLocation)
         }
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func wrongTypeFailsDecodingWithATypeMismatch(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("wrongtype", to: server)
-        #expect(response.status == 200)
-        #expect(response.header("Content-Type") == jsonContentType)
+        let response = try await payload("wrongtype", endpoint)
         let json = try #require(response.json, "\(response.text)")
         switch endpoint {
         case .userName:
@@ -56,78 +65,57 @@ import Testing
             #expect((json["user_id"] as? NSNumber)?.intValue == 123)
             #expect(json["token"] as? Bool == true)
         }
-        let error = decodingError(endpoint, response.body)
-        guard case .typeMismatch? = error else {
-            Issue.record("expected a type mismatch, got \(String(describing: error))")
-            return
+        await expectDecodingError(endpoint, response.body, "a type mismatch") {
+            if case .typeMismatch = $0 { true } else { false }
         }
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func truncatedJSONIsCutOff(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("truncatedjson", to: server)
-        #expect(response.status == 200)
-        #expect(response.header("Content-Type") == jsonContentType)
+        let response = try await payload("truncatedjson", endpoint)
         #expect(response.text == (endpoint == .userName ? #"{"isAvailable":true,"userNa"# : #"{"user_id":"123","tok"#))
         #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: response.body) }
-        let error = decodingError(endpoint, response.body)
-        guard case .dataCorrupted? = error else {
-            Issue.record("expected corrupted data, got \(String(describing: error))")
-            return
+        await expectDecodingError(endpoint, response.body, "corrupted data") {
+            if case .dataCorrupted = $0 { true } else { false }
         }
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func badUTF8IsNotUTF8(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("badutf8", to: server)
-        #expect(response.status == 200)
-        #expect(response.header("Content-Type") == jsonContentType)
+        let response = try await payload("badutf8", endpoint)
         let bytes = Array(response.body)
         #expect(bytes.firstRange(of: [0xFF, 0xFE]) != nil, "\(bytes)")
         #expect(String(validating: bytes, as: UTF8.self) == nil)
         let prefix = endpoint == .userName ? #"{"isAvailable":true,"userName":""# : #"{"user_id":"123","token":""#
         #expect(bytes == Array(prefix.utf8) + [0xFF, 0xFE, 0xC3] + Array(#""}"#.utf8))
-        #expect(decodingError(endpoint, response.body) != nil)
+        await expectDecodingError(endpoint, response.body)
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func captivePortalIsAnHTMLPage(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("captiveportal", to: server)
-        #expect(response.status == 200)
-        #expect(response.header("Content-Type") == "text/html; charset=utf-8")
+        let response = try await payload("captiveportal", endpoint, contentType: "text/html; charset=utf-8")
         #expect(response.text.contains("<html"))
         #expect(response.text.contains("Wi-Fi"))
         let html = try String(contentsOfFile: defaultScenariosDirectory + "/files/captive-portal.html", encoding: .utf8)
         #expect(response.text == html)
-        #expect(decodingError(endpoint, response.body) != nil)
+        await expectDecodingError(endpoint, response.body)
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func notJSONIsOKLabelledJSON(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("notjson", to: server)
-        #expect(response.status == 200)
-        #expect(response.header("Content-Type") == jsonContentType)
+        let response = try await payload("notjson", endpoint)
         #expect(response.body == Data("OK".utf8))
-        #expect(decodingError(endpoint, response.body) != nil)
+        await expectDecodingError(endpoint, response.body)
     }
 
     @Test(arguments: FailureEndpoint.allCases)
     func emptyIsAnEmptyBody(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("empty", to: server)
-        #expect(response.status == 200)
+        let response = try await payload("empty", endpoint, contentType: nil)
         #expect(response.body.isEmpty, "\(response.text)")
         #expect(response.header("Content-Length") == "0")
-        #expect(decodingError(endpoint, response.body) != nil)
+        await expectDecodingError(endpoint, response.body)
         // On the wire too: a Content-Length of 0 and nothing after it.
-        let raw = try server.connect()
-        try endpoint.sendRaw("empty", on: raw)
-        let head = try raw.readResponse(toHead: true)
-        let (rest, end) = try raw.readPiecesToEnd()
+        let (head, rest, end) = try endpoint.rawAnswer("empty", on: TestServer())
         #expect(head.status == 200)
         #expect(head.header("Content-Length") == "0")
         #expect(rest.isEmpty)
@@ -136,17 +124,11 @@ import Testing
 
     @Test(arguments: FailureEndpoint.allCases)
     func illegalResponseLacksAField(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = endpoint == .userName
-            ? try await server.send("GET", "/isUserNameAvailable?userName=illegalresponse")
-            : try await server.post("/login", json: ["email": "illegalresponse@x.com", "password": "secret"])
-        #expect(response.status == 200)
+        let response = try await payload("illegalresponse", endpoint, contentType: nil)
         #expect(response.text == (endpoint == .userName ? #"{"isAvailable":false}"# : #"{"user_id":"123"}"#))
-        let error = decodingError(endpoint, response.body)
-        guard case .keyNotFound(let key, _)? = error else {
-            Issue.record("expected a missing key, got \(String(describing: error))")
-            return
+        let key = endpoint == .userName ? "userName" : "token"
+        await expectDecodingError(endpoint, response.body, "a missing '\(key)'") {
+            if case .keyNotFound(let missing, _) = $0 { missing.stringValue == key } else { false }
         }
-        #expect(key.stringValue == (endpoint == .userName ? "userName" : "token"))
     }
 }

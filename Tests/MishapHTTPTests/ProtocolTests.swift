@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 import MishapHTTP
 
@@ -79,6 +80,18 @@ import MishapHTTP
         expectNotFound(try await server.send("GET", "/login"))
     }
 
+    /// John's login answered: a 200 with his token.
+    func expectJohnsToken(_ response: ClientResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(response.status == 200, sourceLocation: sourceLocation)
+        #expect(response.json?["token"] as? String == "c7d83mdla_3ms", sourceLocation: sourceLocation)
+    }
+
+    /// `someone` answered: a 200 with the name.
+    func expectSomeone(_ response: ClientResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(response.status == 200, sourceLocation: sourceLocation)
+        #expect(response.json?["userName"] as? String == "someone", sourceLocation: sourceLocation)
+    }
+
     func expectNotFound(_ response: ClientResponse) {
         #expect(response.status == 404)
         #expect(response.header("Content-Type") == jsonContentType)
@@ -131,8 +144,7 @@ import MishapHTTP
         try connection.sendRequest("POST", "/login", headers: [("Content-Type", "application/json")],
                                    body: Array(#"{"email":"john@doe.com","password":"onlyjohnknowsme"}"#.utf8))
         let login = try connection.readResponse()
-        #expect(login.status == 200)
-        #expect(login.json?["token"] as? String == "c7d83mdla_3ms")
+        expectJohnsToken(login)
         #expect(login.header("Connection")?.lowercased() != "close")
 
         try connection.sendRequest("POST", "/login", headers: [("Content-Type", "application/json")])
@@ -151,8 +163,7 @@ import MishapHTTP
 
         try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone")
         let last = try connection.readResponse()
-        #expect(last.status == 200)
-        #expect(last.json?["userName"] as? String == "someone")
+        expectSomeone(last)
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
@@ -167,22 +178,17 @@ import MishapHTTP
         }
     }
 
-    @Test func clientCanAskToClose() throws {
+    /// `Connection: close`, or HTTP/1.0: the answer comes, then the close.
+    @Test(arguments: [
+        String(decoding: RawHTTPConnection.request("GET", "/isUserNameAvailable?userName=someone", headers: [("Connection", "close")]),
+               as: UTF8.self),
+        "GET /isUserNameAvailable?userName=someone HTTP/1.0\r\n\r\n",
+    ])
+    func connectionClosesAfterTheAnswerWhenAsked(request: String) throws {
         let server = try TestServer()
         let connection = try server.connect()
-        try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone", headers: [("Connection", "close")])
-        let response = try connection.readResponse()
-        #expect(response.status == 200)
-        #expect(try connection.readToEnd().isEmpty)
-    }
-
-    @Test func http10ClientGetsItsAnswerAndTheConnectionCloses() throws {
-        let server = try TestServer()
-        let connection = try server.connect()
-        try connection.send("GET /isUserNameAvailable?userName=someone HTTP/1.0\r\n\r\n")
-        let response = try connection.readResponse()
-        #expect(response.status == 200)
-        #expect(response.json?["userName"] as? String == "someone")
+        try connection.send(request)
+        expectSomeone(try connection.readResponse())
         #expect(try connection.readToEnd().isEmpty)
     }
 
@@ -198,8 +204,7 @@ import MishapHTTP
             + String(first.utf8.count, radix: 16) + "\r\n" + first + "\r\n"
             + String(second.utf8.count, radix: 16) + "\r\n" + second + "\r\n0\r\n\r\n")
         let response = try connection.readResponse()
-        #expect(response.status == 200)
-        #expect(response.json?["token"] as? String == "c7d83mdla_3ms")
+        expectJohnsToken(response)
     }
 
     @Test func expectContinueIsAnsweredBeforeTheBody() throws {
@@ -213,8 +218,7 @@ import MishapHTTP
 
         try connection.send(body)
         let response = try connection.readResponse()
-        #expect(response.status == 200)
-        #expect(response.json?["token"] as? String == "c7d83mdla_3ms")
+        expectJohnsToken(response)
     }
 
     @Test func formMediaTypeIsMatchedWithoutRegardToCase() async throws {
@@ -223,8 +227,7 @@ import MishapHTTP
         let server = try TestServer()
         let response = try await server.send("POST", "/login", body: Data("email=john%40doe.com&password=onlyjohnknowsme".utf8),
                                              headers: ["Content-Type": "Application/X-WWW-Form-URLEncoded"])
-        #expect(response.status == 200)
-        #expect(response.json?["token"] as? String == "c7d83mdla_3ms")
+        expectJohnsToken(response)
     }
 
     // MARK: Body limit
@@ -244,8 +247,7 @@ import MishapHTTP
         var body = Array(#"{"email":"john@doe.com","password":"onlyjohnknowsme"}"#.utf8)
         body += [UInt8](repeating: UInt8(ascii: " "), count: 1024 - body.count)
         let response = try await server.send("POST", "/login", body: Data(body), headers: ["Content-Type": "application/json"])
-        #expect(response.status == 200)
-        #expect(response.json?["token"] as? String == "c7d83mdla_3ms")
+        expectJohnsToken(response)
     }
 
     @Test func connectionStillAnswersAfterARefusedBody() throws {
@@ -258,8 +260,7 @@ import MishapHTTP
 
         try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone")
         let next = try connection.readResponse()
-        #expect(next.status == 200)
-        #expect(next.json?["userName"] as? String == "someone")
+        expectSomeone(next)
     }
 
     // MARK: Header limit
@@ -277,8 +278,7 @@ import MishapHTTP
         let connection = try server.connect()
         try connection.sendRequest("GET", "/isUserNameAvailable?userName=someone", headers: [padding(toTotal: 2048)])
         let response = try connection.readResponse()
-        #expect(response.status == 200)
-        #expect(response.json?["userName"] as? String == "someone")
+        expectSomeone(response)
     }
 
     @Test func headersOneByteOverTheLimitGet431AndTheConnectionGoesOn() throws {

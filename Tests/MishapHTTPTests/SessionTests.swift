@@ -3,6 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import MishapEngine
+import MishapService
+import MishapTestSupport
 import Testing
 
 /// `X-Mishap-Session` (a cycle position per session) and `X-Mishap-Rule` (answering with a named
@@ -130,7 +132,7 @@ import Testing
         #expect(response.header("Content-Type") == jsonContentType)
         #expect(response.json?["error"] as? Bool == true)
         let reason = try #require(response.json?["reason"] as? String, "\(response.text)")
-        let rules = try #require(server.engine.endpoints.first { $0.name == "GET /isUserNameAvailable" }).rules.map(\.name)
+        let rules = try #require(server.service.scenarios.endpoints.first { $0.name == "GET /isUserNameAvailable" }).rules.map(\.name)
         #expect(reason == "X-Mishap-Rule: no rule 'nope' in GET /isUserNameAvailable; its rules are " + rules.joined(separator: ", "))
         for name in ["missing", "databaseCorrupted", "maintenance", "reset", "flaky", "available"] {
             #expect(reason.contains(name), "\(name) not listed: \(reason)")
@@ -180,7 +182,7 @@ import Testing
     // MARK: Custom header names
 
     @Test func customHeaderNames() async throws {
-        let server = try TestServer(options: EngineOptions(sessionHeader: "X-Test-Id", ruleHeader: "X-Force"))
+        let server = try TestServer(options: ServiceOptions(engine: EngineOptions(sessionHeader: "X-Test-Id", ruleHeader: "X-Force")))
         let bob = "/isUserNameAvailable?userName=bob"
         #expect(try await server.send("GET", bob, headers: ["X-Force": "databaseCorrupted"]).status == 500)
         #expect(try await server.send("GET", "/isUserNameAvailable?userName=bobby", headers: ["X-Mishap-Rule": "databaseCorrupted"]).status == 200)
@@ -207,18 +209,18 @@ import Testing
     static let flaky = "/isUserNameAvailable?userName=flaky"
 
     @Test func aSeedRepeatsTheFlakySequence() async throws {
-        let first = try await TestServer(options: EngineOptions(seed: 7)).statuses(40, Self.flaky)
-        let second = try await TestServer(options: EngineOptions(seed: 7)).statuses(40, Self.flaky)
+        let first = try await TestServer(options: ServiceOptions(engine: EngineOptions(seed: 7))).statuses(40, Self.flaky)
+        let second = try await TestServer(options: ServiceOptions(engine: EngineOptions(seed: 7))).statuses(40, Self.flaky)
         #expect(first == second)
         #expect(Set(first) == [200, 500], "\(first)")
         let failures = first.filter { $0 == 500 }.count
         #expect((10...30).contains(failures), "\(failures) of 40 failed: \(first)")
-        let other = try await TestServer(options: EngineOptions(seed: 8)).statuses(40, Self.flaky)
+        let other = try await TestServer(options: ServiceOptions(engine: EngineOptions(seed: 8))).statuses(40, Self.flaky)
         #expect(other != first, "seeds 7 and 8 gave the same 40 draws")
     }
 
     @Test func flakyAnswersNormallyOtherwise() async throws {
-        let server = try TestServer(options: EngineOptions(seed: 7))
+        let server = try TestServer(options: ServiceOptions(engine: EngineOptions(seed: 7)))
         var bodies: [Int: Set<String>] = [:]
         for _ in 0..<20 {
             let response = try await server.send("GET", Self.flaky)
@@ -230,7 +232,7 @@ import Testing
 
     @Test func flakyLoginFailsOrAnswersAsForAnyUnknownUser() async throws {
         // flaky@x.com is not a user: the requests that are not failed get the 404 of any other email.
-        let server = try TestServer(options: EngineOptions(seed: 7))
+        let server = try TestServer(options: ServiceOptions(engine: EngineOptions(seed: 7)))
         var statuses: Set<Int> = []
         for _ in 0..<20 { statuses.insert(try await FailureEndpoint.login.send("flaky", to: server).status) }
         #expect(statuses == [500, 404])

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import MishapTestSupport
 import Testing
 
 /// The status-code failures of the catalogue, on both endpoints, as URLSession reports them.
@@ -25,87 +26,69 @@ import Testing
         }
     }
 
-    @Test(arguments: FailureEndpoint.allCases)
-    func rateLimitedIs429WithRetryAfter30(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("ratelimited", to: server)
-        #expect(response.status == 429)
-        #expect(response.header("Retry-After") == "30")
-        expectJSONError(response, endpoint, userName: "Too many requests", login: "Too many login attempts.")
+    /// A status failure: its trigger, its status, the headers that come with it, and the error
+    /// message of each endpoint.
+    struct StatusFailure: Sendable, CustomTestStringConvertible {
+        let trigger: String
+        let status: Int
+        var headers: [String: String] = [:]
+        let userName: String
+        let login: String
+
+        var testDescription: String { "\(trigger) → \(status)" }
     }
 
-    @Test(arguments: FailureEndpoint.allCases)
-    func unavailableIs503WithAnHTTPDateAMinuteAhead(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("unavailable", to: server)
+    static let failures = [
+        StatusFailure(trigger: "ratelimited", status: 429, headers: ["Retry-After": "30"],
+                      userName: "Too many requests", login: "Too many login attempts."),
+        StatusFailure(trigger: "unavailableseconds", status: 503, headers: ["Retry-After": "120"],
+                      userName: "Service unavailable", login: "Service unavailable."),
+        StatusFailure(trigger: "unauthorized", status: 401, headers: ["WWW-Authenticate": #"Bearer realm="mishap", error="invalid_token""#],
+                      userName: "Unauthorized", login: "Unauthorized."),
+        StatusFailure(trigger: "requesttimeout", status: 408, userName: "Request timeout", login: "Request timeout."),
+        StatusFailure(trigger: "badgateway", status: 502, userName: "Bad gateway", login: "Bad gateway."),
+        StatusFailure(trigger: "gatewaytimeout", status: 504, userName: "Gateway timeout", login: "Gateway timeout."),
+    ]
+
+    @Test(arguments: FailureEndpoint.allCases, failures)
+    func statusFailureAnswersItsStatusHeadersAndError(endpoint: FailureEndpoint, failure: StatusFailure) async throws {
+        let response = try await endpoint.send(failure.trigger)
+        #expect(response.status == failure.status)
+        for (name, value) in failure.headers {
+            #expect(response.header(name) == value, "\(name)")
+        }
+        expectJSONError(response, endpoint, userName: failure.userName, login: failure.login)
+    }
+
+    /// A status failure whose `Retry-After` is an HTTP-date `ahead` seconds after the response.
+    struct DatedFailure: Sendable, CustomTestStringConvertible {
+        let trigger: String
+        let status: Int
+        let ahead: Double
+        let userName: String
+        let login: String
+
+        var testDescription: String { "\(trigger) → \(status), \(Int(ahead)) s" }
+    }
+
+    @Test(arguments: FailureEndpoint.allCases, [
+        DatedFailure(trigger: "unavailable", status: 503, ahead: 60, userName: "Service unavailable", login: "Service unavailable."),
+        DatedFailure(trigger: "ratelimiteddate", status: 429, ahead: 30, userName: "Too many requests", login: "Too many login attempts."),
+    ])
+    func datedFailureHasAnHTTPDateAhead(endpoint: FailureEndpoint, failure: DatedFailure) async throws {
+        let response = try await endpoint.send(failure.trigger)
         let now = Date()
-        #expect(response.status == 503)
-        expectJSONError(response, endpoint, userName: "Service unavailable", login: "Service unavailable.")
+        #expect(response.status == failure.status)
+        expectJSONError(response, endpoint, userName: failure.userName, login: failure.login)
         let retryAfter = try #require(response.header("Retry-After"))
         #expect(retryAfter.wholeMatch(of: /[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT/) != nil, "\(retryAfter)")
         let date = try #require(Self.httpDate(retryAfter), "Retry-After '\(retryAfter)' is not an HTTP-date")
         let ahead = date.timeIntervalSince(now)
-        #expect((50...70).contains(ahead), "Retry-After is \(ahead) s ahead: \(retryAfter)")
-        // 60 s after the response's own Date.
+        #expect((failure.ahead - 10...failure.ahead + 10).contains(ahead), "Retry-After is \(ahead) s ahead: \(retryAfter)")
+        // `ahead` seconds after the response's own Date.
         if let sent = response.header("Date").flatMap(Self.httpDate) {
-            #expect(abs(date.timeIntervalSince(sent) - 60) <= 1, "Date \(response.header("Date")!), Retry-After \(retryAfter)")
+            #expect(abs(date.timeIntervalSince(sent) - failure.ahead) <= 1, "Date \(response.header("Date")!), Retry-After \(retryAfter)")
         }
-    }
-
-    @Test(arguments: FailureEndpoint.allCases)
-    func rateLimitedDateIs429WithAnHTTPDateHalfAMinuteAhead(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("ratelimiteddate", to: server)
-        let now = Date()
-        #expect(response.status == 429)
-        expectJSONError(response, endpoint, userName: "Too many requests", login: "Too many login attempts.")
-        let retryAfter = try #require(response.header("Retry-After"))
-        let date = try #require(Self.httpDate(retryAfter), "Retry-After '\(retryAfter)' is not an HTTP-date")
-        #expect((20...40).contains(date.timeIntervalSince(now)), "\(retryAfter)")
-    }
-
-    @Test(arguments: FailureEndpoint.allCases)
-    func unavailableSecondsIs503WithRetryAfter120(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("unavailableseconds", to: server)
-        #expect(response.status == 503)
-        #expect(response.header("Retry-After") == "120")
-        expectJSONError(response, endpoint, userName: "Service unavailable", login: "Service unavailable.")
-    }
-
-    @Test(arguments: FailureEndpoint.allCases)
-    func unauthorizedIs401WithABearerChallenge(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("unauthorized", to: server)
-        #expect(response.status == 401)
-        let challenge = try #require(response.header("WWW-Authenticate"))
-        #expect(challenge.hasPrefix("Bearer"))
-        #expect(challenge == #"Bearer realm="mishap", error="invalid_token""#)
-        expectJSONError(response, endpoint, userName: "Unauthorized", login: "Unauthorized.")
-    }
-
-    @Test(arguments: FailureEndpoint.allCases)
-    func requestTimeoutIs408(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("requesttimeout", to: server)
-        #expect(response.status == 408)
-        expectJSONError(response, endpoint, userName: "Request timeout", login: "Request timeout.")
-    }
-
-    @Test(arguments: FailureEndpoint.allCases)
-    func badGatewayIs502(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("badgateway", to: server)
-        #expect(response.status == 502)
-        expectJSONError(response, endpoint, userName: "Bad gateway", login: "Bad gateway.")
-    }
-
-    @Test(arguments: FailureEndpoint.allCases)
-    func gatewayTimeoutIs504(endpoint: FailureEndpoint) async throws {
-        let server = try TestServer()
-        let response = try await endpoint.send("gatewaytimeout", to: server)
-        #expect(response.status == 504)
-        expectJSONError(response, endpoint, userName: "Gateway timeout", login: "Gateway timeout.")
     }
 
     @Test func statusFailuresNeedAValidLogin() async throws {

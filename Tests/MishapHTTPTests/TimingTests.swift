@@ -6,8 +6,9 @@ import FoundationNetworking
 import Glibc
 #endif
 import MishapEngine
-import MishapScenarios
 import MishapHTTP
+import MishapService
+import MishapTestSupport
 import Testing
 
 /// `delay`, `hang` and `dribble` on the wire: when the answer arrives, and that waiting never
@@ -117,8 +118,7 @@ import Testing
 
     @Test func delayRangeDrawsEachWaitFromTheSeed() async throws {
         // With a seed the draws are known: request i waits the i-th draw from 100...200.
-        let engine = try ScenarioLoader.load(yaml: Self.yaml).makeEngine(options: EngineOptions(seed: 42))
-        let server = try TestServer(engine: engine, configuration: ServerConfiguration(port: 0))
+        let server = try TestServer(yaml: Self.yaml, options: ServiceOptions(engine: EngineOptions(seed: 42)))
         let random = RandomSource(seed: 42)
         let expected = (0..<8).map { _ in random.int(in: 100...200) }
         #expect(Set(expected).count > 1, "the draws should vary: \(expected)")
@@ -187,7 +187,7 @@ import Testing
         // One thread and a limit of 4 connections: if a hanging connection whose client left
         // were kept, the 4 connections opened afterwards could not all be answered.
         let configuration = ServerConfiguration(port: 0, threads: 1, connectionLimit: 4)
-        let server = try TestServer(engine: ScenarioLoader.load(yaml: Self.yaml).makeEngine(), configuration: configuration)
+        let server = try TestServer(yaml: Self.yaml, configuration: configuration)
         let report = try await onOwnThread { () -> (heldAnswered: Int, whileFull: String, afterRelease: String, answered: [String]) in
             var hanging: [RawHTTPConnection] = []
             for _ in 0..<4 {

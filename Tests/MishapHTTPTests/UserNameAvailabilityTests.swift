@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 import Testing
 
 /// `GET /isUserNameAvailable`, one test per row of seed-server.md, against the default scenarios.
@@ -26,45 +27,59 @@ import Testing
         #expect(response.json?.count == 2)
     }
 
-    // Row 1
-    @Test func missingParameterIsRejected() async throws {
-        let server = try TestServer()
-        let response = try await server.send("GET", "/isUserNameAvailable")
-        expectError(response, status: 400, reason: "Username parameter missing")
+    /// A query as a client sends it, and the answer it must get.
+    struct Query: Sendable, CustomTestStringConvertible {
+        enum Answer: Sendable {
+            case error(status: Int, reason: String)
+            case available(Bool, userName: String)
+        }
+
+        let testDescription: String
+        /// What follows `/isUserNameAvailable`, percent-encoded.
+        let query: String
+        let answer: Answer
+
+        init(_ description: String, query: String, _ answer: Answer) {
+            testDescription = description
+            self.query = query
+            self.answer = answer
+        }
+
+        /// `?userName=NAME`, percent-encoded.
+        init(name: String, _ answer: Answer) {
+            self.init(name, query: "?userName=\(name.queryEncoded)", answer)
+        }
     }
 
-    @Test func anotherParameterAloneCountsAsMissing() async throws {
-        let server = try TestServer()
-        let response = try await server.send("GET", "/isUserNameAvailable?name=someone")
-        expectError(response, status: 400, reason: "Username parameter missing")
-    }
+    static let queries: [Query] = [
+        // Row 1
+        Query("No parameter", query: "", .error(status: 400, reason: "Username parameter missing")),
+        Query("Another parameter alone counts as missing", query: "?name=someone", .error(status: 400, reason: "Username parameter missing")),
+        // Row 2
+        Query("An empty name", query: "?userName=", .error(status: 400, reason: "Username must not be empty")),
+        // Row 3: characters as Swift counts them. The family emoji is five scalars and 18 bytes.
+    ] + ["a", "ab", "abc", "👨‍👩‍👧", "é", "👍🏽👍🏽👍🏽"].map { Query(name: $0, .error(status: 400, reason: "Username is too short.")) } + [
+        Query("The family emoji as 18 percent-encoded bytes", query: "?userName=%F0%9F%91%A8%E2%80%8D%F0%9F%91%A9%E2%80%8D%F0%9F%91%A7",
+              .error(status: 400, reason: "Username is too short.")),
+    ] + ["abcd", "👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧"].map { Query(name: $0, .available(true, userName: $0)) }
+        // Row 4
+        + ["admin", "superuser"].map { Query(name: $0, .error(status: 400, reason: "Username is not valid: \($0).")) }
+        // Row 5
+        + [Query(name: "servererror", .error(status: 500, reason: "The database is corrupted"))]
+        // Row 9
+        + ["peterfriese", "johnnyappleseed", "page", "johndoe"].map { Query(name: $0, .available(false, userName: $0)) }
+        // Row 10; `+` is how HTML forms encode a space in a query: the name must not keep the plus.
+        + ["someone", "Admin", "servererror2", "maintenance?", "peterfriese "].map { Query(name: $0, .available(true, userName: $0)) }
+        + [Query("A plus in the query is a space", query: "?userName=john+doe", .available(true, userName: "john doe"))]
 
-    // Row 2
-    @Test func emptyNameIsRejected() async throws {
+    @Test(arguments: queries)
+    func queryIsAnsweredLikeTheSeedServer(_ query: Query) async throws {
         let server = try TestServer()
-        let response = try await server.send("GET", "/isUserNameAvailable?userName=")
-        expectError(response, status: 400, reason: "Username must not be empty")
-    }
-
-    // Row 3: characters as Swift counts them. The family emoji is five scalars and 18 bytes.
-    @Test(arguments: ["a", "ab", "abc", "👨‍👩‍👧", "é", "👍🏽👍🏽👍🏽"])
-    func threeCharactersOrFewerAreTooShort(name: String) async throws {
-        let server = try TestServer()
-        let response = try await check(name, on: server)
-        expectError(response, status: 400, reason: "Username is too short.")
-    }
-
-    @Test func familyEmojiIsSentAsEighteenPercentEncodedBytes() async throws {
-        let server = try TestServer()
-        let response = try await server.send("GET", "/isUserNameAvailable?userName=%F0%9F%91%A8%E2%80%8D%F0%9F%91%A9%E2%80%8D%F0%9F%91%A7")
-        expectError(response, status: 400, reason: "Username is too short.")
-    }
-
-    @Test(arguments: ["abcd", "👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧"])
-    func fourCharactersAreLongEnough(name: String) async throws {
-        let server = try TestServer()
-        let response = try await check(name, on: server)
-        expectAnswer(response, isAvailable: true, userName: name)
+        let response = try await server.send("GET", "/isUserNameAvailable" + query.query)
+        switch query.answer {
+        case .error(let status, let reason): expectError(response, status: status, reason: reason)
+        case .available(let isAvailable, let userName): expectAnswer(response, isAvailable: isAvailable, userName: userName)
+        }
     }
 
     @Test func queryValueIsPercentDecoded() async throws {
@@ -73,21 +88,6 @@ import Testing
         let response = try await server.send("GET", "/isUserNameAvailable?userName=j%C3%B6rg")
         expectAnswer(response, isAvailable: true, userName: "jörg")
         #expect(response.text.contains("jörg"))
-    }
-
-    // Row 4
-    @Test(arguments: ["admin", "superuser"])
-    func reservedNamesAreNotValid(name: String) async throws {
-        let server = try TestServer()
-        let response = try await check(name, on: server)
-        expectError(response, status: 400, reason: "Username is not valid: \(name).")
-    }
-
-    // Row 5
-    @Test func servererrorFailsWithoutRetryAfter() async throws {
-        let server = try TestServer()
-        let response = try await check("servererror", on: server)
-        expectError(response, status: 500, reason: "The database is corrupted", retryAfter: nil)
     }
 
     // Row 6
@@ -143,29 +143,6 @@ import Testing
         #expect(response.header("Content-Type") == jsonContentType)
         #expect(response.text == #"{"isAvailable":false}"#)
         #expect(response.json?["userName"] == nil)
-    }
-
-    // Row 9
-    @Test(arguments: ["peterfriese", "johnnyappleseed", "page", "johndoe"])
-    func takenNamesAreNotAvailable(name: String) async throws {
-        let server = try TestServer()
-        let response = try await check(name, on: server)
-        expectAnswer(response, isAvailable: false, userName: name)
-    }
-
-    // Row 10
-    @Test(arguments: ["someone", "Admin", "servererror2", "maintenance?", "peterfriese "])
-    func anyOtherNameIsAvailable(name: String) async throws {
-        let server = try TestServer()
-        let response = try await check(name, on: server)
-        expectAnswer(response, isAvailable: true, userName: name)
-    }
-
-    @Test func plusInTheQueryIsASpace() async throws {
-        // `+` is how HTML forms encode a space in a query; the name must not keep the plus.
-        let server = try TestServer()
-        let response = try await server.send("GET", "/isUserNameAvailable?userName=john+doe")
-        expectAnswer(response, isAvailable: true, userName: "john doe")
     }
 }
 

@@ -1,4 +1,4 @@
-import MishapFuzzSupport
+import MishapTestSupport
 import Testing
 @testable import MishapPattern
 

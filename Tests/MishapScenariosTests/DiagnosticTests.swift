@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapScenarios
+import MishapTestSupport
 import Testing
 
 @Suite("Located scenario errors")
@@ -142,30 +143,22 @@ struct DiagnosticTests {
 
     // MARK: Conditions
 
+    /// A one-rule endpoint `GET /x` whose rule has the condition `q: VALUE` on the query, written
+    /// in block style (VALUE at line 6, column 12).
+    static func queryCondition(_ value: String) -> String {
+        "endpoint: GET /x\nrules:\n  - name: a\n    when:\n      query:\n        q: \(value)\n    respond: { status: 200 }\n"
+    }
+
     @Test("A regular expression that does not compile")
     func badRegex() {
-        expectSingleDiagnostic("""
-            endpoint: GET /x
-            rules:
-              - name: a
-                when:
-                  query:
-                    q: { matches: "a(" }
-                respond: { status: 200 }
-            """, line: 6, column: 23, containing: ["invalid regular expression 'a('"])
+        expectSingleDiagnostic(Self.queryCondition(#"{ matches: "a(" }"#), line: 6, column: 23,
+                               containing: ["invalid regular expression 'a('"])
     }
 
     @Test("A null condition value matches nothing and is an error")
     func nullCondition() {
-        expectSingleDiagnostic("""
-            endpoint: GET /x
-            rules:
-              - name: a
-                when:
-                  query:
-                    q: null
-                respond: { status: 200 }
-            """, line: 6, column: 12, containing: ["an empty value matches nothing", "absent: true"])
+        expectSingleDiagnostic(Self.queryCondition("null"), line: 6, column: 12,
+                               containing: ["an empty value matches nothing", "absent: true"])
         expectSingleDiagnostic("""
             endpoint: GET /x
             rules:
@@ -469,10 +462,8 @@ struct DiagnosticTests {
             """
         try folder.write("a.yaml", yaml)
         try folder.write("b.yaml", yaml)
-        let found = diagnostics(ofDirectory: folder.path)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: folder.path + "/b.yaml", line: 1, column: 11,
-               containing: ["endpoint 'GET /dup' is already declared at \(folder.path)/a.yaml:1:11"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path + "/b.yaml", line: 1, column: 11,
+                               containing: ["endpoint 'GET /dup' is already declared at \(folder.path)/a.yaml:1:11"])
     }
 
     // MARK: YAML syntax
@@ -515,52 +506,59 @@ struct DiagnosticTests {
 
     // MARK: Body files
 
+    /// A one-rule scenario whose answer is the body file `path`, written as `file: PATH` at line
+    /// 5, column 13.
+    static func bodyFileScenario(_ path: String) -> String {
+        "endpoint: GET /x\nrules:\n  - name: a\n    respond:\n      file: \(path)\n"
+    }
+
+    /// A folder holding `outside.txt` and a `scenarios` folder: where a body file escapes to.
+    struct Outside {
+        let outer: TemporaryFolder
+        /// The scenarios folder.
+        let scenarios: String
+        /// The file outside it.
+        let file: String
+
+        init() throws {
+            outer = try TemporaryFolder()
+            file = try outer.write("outside.txt", "secret")
+            scenarios = try outer.makeFolder("scenarios")
+        }
+
+        /// Writes `scenarios/scenario.yaml`; its path.
+        func scenario(_ yaml: String) throws -> String {
+            try outer.write("scenarios/scenario.yaml", yaml)
+        }
+    }
+
     @Test("A missing body file")
     func missingBodyFile() throws {
         let folder = try TemporaryFolder()
-        try folder.write("scenario.yaml", """
-            endpoint: GET /x
-            rules:
-              - name: a
-                respond:
-                  file: nope.json
-            """)
-        let found = diagnostics(ofDirectory: folder.path)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: folder.path + "/scenario.yaml", line: 5, column: 13,
-               containing: ["body file 'nope.json' not found"])
+        let scenario = try folder.write("scenario.yaml", Self.bodyFileScenario("nope.json"))
+        expectSingleDiagnostic(ofDirectory: folder.path, file: scenario, line: 5, column: 13,
+                               containing: ["body file 'nope.json' not found"])
     }
 
     @Test("A body file outside the scenarios folder, by '..'")
     func bodyFileEscapingByDotDot() throws {
-        let outer = try TemporaryFolder()
-        try outer.write("outside.txt", "secret")
-        let scenarios = try outer.makeFolder("scenarios")
-        try outer.write("scenarios/scenario.yaml", """
-            endpoint: GET /x
-            rules:
-              - name: a
-                respond:
-                  file: ../outside.txt
-            """)
-        let found = diagnostics(ofDirectory: scenarios)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: scenarios + "/scenario.yaml", line: 5, column: 13,
-               containing: ["body file '../outside.txt' is outside the scenarios folder"])
+        let outside = try Outside()
+        let scenario = try outside.scenario(Self.bodyFileScenario("../outside.txt"))
+        expectSingleDiagnostic(ofDirectory: outside.scenarios, file: scenario, line: 5, column: 13,
+                               containing: ["body file '../outside.txt' is outside the scenarios folder"])
     }
 
     @Test("A body file outside the scenarios folder, through a symbolic link inside it")
     func bodyFileEscapingBySymlink() throws {
-        let outer = try TemporaryFolder()
-        let target = try outer.write("outside.txt", "secret")
-        let scenarios = try outer.makeFolder("scenarios")
-        try outer.symlink("scenarios/link.txt", to: target)
+        let outside = try Outside()
+        let outer = outside.outer
+        try outer.symlink("scenarios/link.txt", to: outside.file)
         try outer.makeFolder("elsewhere")
         try outer.write("elsewhere/secret.json", "{}")
         // Under files/, so the folder is not walked for scenarios.
         try outer.makeFolder("scenarios/files")
         try outer.symlink("scenarios/files/linked-folder", to: outer.path + "/elsewhere")
-        try outer.write("scenarios/scenario.yaml", """
+        let scenario = try outside.scenario("""
             endpoint: GET /x
             rules:
               - name: a
@@ -570,29 +568,24 @@ struct DiagnosticTests {
                 respond:
                   file: files/linked-folder/secret.json
             """)
-        let found = diagnostics(ofDirectory: scenarios)
+        let found = diagnostics(ofDirectory: outside.scenarios)
         try #require(found.count == 2, "\(found)")
-        expect(found[0], file: scenarios + "/scenario.yaml", line: 5, column: 13,
-               containing: ["body file 'link.txt' is outside the scenarios folder"])
-        expect(found[1], file: scenarios + "/scenario.yaml", line: 8, column: 13,
+        expect(found[0], file: scenario, line: 5, column: 13, containing: ["body file 'link.txt' is outside the scenarios folder"])
+        expect(found[1], file: scenario, line: 8, column: 13,
                containing: ["body file 'files/linked-folder/secret.json' is outside the scenarios folder"])
     }
 
     @Test("An absolute body file path outside the folder")
     func bodyFileAbsoluteOutside() throws {
-        let outer = try TemporaryFolder()
-        let target = try outer.write("outside.txt", "secret")
-        let scenarios = try outer.makeFolder("scenarios")
-        try outer.write("scenarios/scenario.yaml", """
+        let outside = try Outside()
+        let scenario = try outside.scenario("""
             endpoint: GET /x
             rules:
               - name: a
-                respond: { file: "\(target)" }
+                respond: { file: "\(outside.file)" }
             """)
-        let found = diagnostics(ofDirectory: scenarios)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: scenarios + "/scenario.yaml", line: 4, column: 22,
-               containing: ["is outside the scenarios folder"])
+        expectSingleDiagnostic(ofDirectory: outside.scenarios, file: scenario, line: 4, column: 22,
+                               containing: ["is outside the scenarios folder"])
     }
 
     @Test("A body file that is a folder")
@@ -605,10 +598,8 @@ struct DiagnosticTests {
               - name: a
                 respond: { file: files/sub }
             """)
-        let found = diagnostics(ofDirectory: folder.path)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: folder.path + "/scenario.yaml", line: 4, column: 22,
-               containing: ["body file 'files/sub' cannot be read"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path + "/scenario.yaml", line: 4, column: 22,
+                               containing: ["body file 'files/sub' cannot be read"])
     }
 
     @Test("A body file over 64 MiB, and a FIFO named as a body file, are refused without reading them")

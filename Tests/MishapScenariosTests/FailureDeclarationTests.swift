@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapScenarios
+import MishapTestSupport
 import Testing
 
 /// The delivery keys of a response (`delay`, `hang`, `dribble`, `fault`), `base64` bodies,
@@ -115,46 +116,72 @@ struct FailureDeclarationTests {
 
     // MARK: Located mistakes
 
-    @Test("An unknown fault, with a suggestion")
-    func unknownFault() {
-        expectSingleDiagnostic(Self.respond("fault: rest"), line: 5, column: 14, containing: [
-            "unknown fault 'rest' (did you mean 'reset'?)",
-            "expected one of reset, close, garbage, truncate, truncate-chunked, content-length-mismatch",
-        ])
-        // The trigger's name is not the fault's.
-        expectSingleDiagnostic(Self.respond("fault: truncated"), line: 5, column: 14,
-                               containing: ["unknown fault 'truncated' (did you mean 'truncate'?)"])
-        expectSingleDiagnostic(Self.respond("fault: explode"), line: 5, column: 14,
-                               containing: ["unknown fault 'explode'"], notContaining: ["did you mean"])
+    /// A mistake in a response's delivery keys: the lines under `respond:` (in `respond(_:)`),
+    /// where it is reported (the first of those lines is line 5), and what the message says.
+    struct Mistake: Sendable, CustomTestStringConvertible {
+        let lines: String
+        let line: Int
+        let column: Int
+        let containing: [String]
+        var notContaining: [String] = []
+
+        var testDescription: String { lines.replacingOccurrences(of: "\n", with: "; ") }
     }
 
-    @Test("A negative delay")
-    func negativeDelay() {
-        expectSingleDiagnostic(Self.respond("delay: -5"), line: 5, column: 14, containing: ["'delay' must not be negative"])
-        expectSingleDiagnostic(Self.respond("delay: -1s"), line: 5, column: 14, containing: ["'delay' must not be negative"])
-        expectSingleDiagnostic(Self.respond("delay: { min: -1, max: 5 }"), line: 5, column: 21, containing: ["'min' must not be negative"])
-    }
+    static let mistakes: [Mistake] = [
+        // An unknown fault, with a suggestion; the trigger's name is not the fault's.
+        Mistake(lines: "fault: rest", line: 5, column: 14, containing: ["unknown fault 'rest' (did you mean 'reset'?)", "expected one of reset, close, garbage, truncate, truncate-chunked, content-length-mismatch"]),
+        Mistake(lines: "fault: truncated", line: 5, column: 14, containing: ["unknown fault 'truncated' (did you mean 'truncate'?)"]),
+        Mistake(lines: "fault: explode", line: 5, column: 14, containing: ["unknown fault 'explode'"], notContaining: ["did you mean"]),
+        // A negative delay.
+        Mistake(lines: "delay: -5", line: 5, column: 14, containing: ["'delay' must not be negative"]),
+        Mistake(lines: "delay: -1s", line: 5, column: 14, containing: ["'delay' must not be negative"]),
+        Mistake(lines: "delay: { min: -1, max: 5 }", line: 5, column: 21, containing: ["'min' must not be negative"]),
+        // A delay that is not a duration.
+        Mistake(lines: "delay: abc", line: 5, column: 14, containing: ["'delay' must be a duration in milliseconds, like 300 or '2s', not 'abc'"]),
+        Mistake(lines: "delay: [1, 2]", line: 5, column: 14, containing: ["'delay' must be a duration in milliseconds"]),
+        Mistake(lines: "delay: { min: 1, max: soon }", line: 5, column: 29, containing: ["'max' must be a duration in milliseconds, like 300 or '2s', not 'soon'"]),
+        // A delay range without max, or with min above max.
+        Mistake(lines: "delay: { min: 5 }", line: 5, column: 14, containing: ["a 'delay' range needs both 'min' and 'max'"]),
+        Mistake(lines: "delay: { max: 5 }", line: 5, column: 14, containing: ["a 'delay' range needs both 'min' and 'max'"]),
+        Mistake(lines: "delay: { min: 200, max: 100 }", line: 5, column: 14, containing: ["'delay' needs min <= max"]),
+        Mistake(lines: "delay: { min: 1, max: 2, mean: 3 }", line: 5, column: 32, containing: ["unknown key 'mean' in 'delay'"]),
+        // A dribble with no pieces (or so many that scheduling them per request would cost
+        // memory on every request), or without its duration.
+        Mistake(lines: "dribble: { chunks: 0, duration: 100 }", line: 5, column: 26, containing: ["'chunks' must be from 1 to 10000"]),
+        Mistake(lines: "dribble: { chunks: 1000000000, duration: 100 }", line: 5, column: 26, containing: ["'chunks' must be from 1 to 10000"]),
+        Mistake(lines: "dribble: { chunks: 4 }", line: 5, column: 16, containing: ["'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)"]),
+        Mistake(lines: "dribble: { duration: 1s }", line: 5, column: 16, containing: ["'dribble' needs 'chunks'"]),
+        Mistake(lines: "dribble: { chunks: 2, duration: -1 }", line: 5, column: 39, containing: ["'duration' must not be negative"]),
+        Mistake(lines: "dribble: 5", line: 5, column: 16, containing: ["'dribble' must be a mapping"]),
+        // hang with fault or dribble can never happen.
+        Mistake(lines: "hang: true\nfault: reset", line: 6, column: 7, containing: ["'hang' never answers, so 'fault' would never happen"]),
+        Mistake(lines: "hang: true\ndribble: { chunks: 2, duration: 100 }", line: 6, column: 7, containing: ["'hang' never answers, so 'dribble' would never happen"]),
+        Mistake(lines: "hang: yes please", line: 5, column: 13, containing: ["'hang' must be true or false"]),
+        // dribble with fault.
+        Mistake(lines: "dribble: { chunks: 2, duration: 100 }\nfault: reset", line: 6, column: 7, containing: ["'dribble' sends a whole response slowly and cannot be combined with 'fault'"]),
+        // Invalid base64: not base64 at all, 6 leftover bits, data after padding, 3 padding
+        // characters, two bodies.
+        Mistake(lines: "base64: \"not base64!\"", line: 5, column: 15, containing: ["'base64' is not valid base64"]),
+        Mistake(lines: "base64: \"a\"", line: 5, column: 15, containing: ["'base64' is not valid base64"]),
+        Mistake(lines: "base64: \"AAAAA\"", line: 5, column: 15, containing: ["'base64' is not valid base64"]),
+        Mistake(lines: "base64: \"AA=A\"", line: 5, column: 15, containing: ["'base64' is not valid base64"]),
+        Mistake(lines: "base64: \"A===\"", line: 5, column: 15, containing: ["'base64' is not valid base64"]),
+        Mistake(lines: "text: x\nbase64: \"AA==\"", line: 6, column: 7, containing: ["a response has one body: 'text' and 'base64' cannot both be given"]),
+        // Leftover bits that are not zero make base64 invalid, as Base64.decode's comment says:
+        // "YR" would decode to "a" with the 4 leftover bits 0001, not a canonical encoding
+        // (RFC 4648, section 3.5), so most likely a typo.
+        Mistake(lines: "base64: \"YR==\"", line: 5, column: 15, containing: ["'base64' is not valid base64"]),
+        // A malformed {{now±N}} placeholder.
+        Mistake(lines: "headers: { Retry-After: \"{{now+abc}}\" }", line: 5, column: 31, containing: ["'{{now+abc}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}"]),
+        Mistake(lines: "text: \"{{now+60}}\"", line: 5, column: 13, containing: ["'{{now+60}}' must be now, now+SECONDSs or now-SECONDSs"]),
+        Mistake(lines: "text: \"{{now.x}}\"", line: 5, column: 13, containing: ["unknown placeholder '{{now.x}}'"]),
+    ]
 
-    @Test("A delay that is not a duration")
-    func malformedDelay() {
-        expectSingleDiagnostic(Self.respond("delay: abc"), line: 5, column: 14,
-                               containing: ["'delay' must be a duration in milliseconds, like 300 or '2s', not 'abc'"])
-        expectSingleDiagnostic(Self.respond("delay: [1, 2]"), line: 5, column: 14,
-                               containing: ["'delay' must be a duration in milliseconds"])
-        expectSingleDiagnostic(Self.respond("delay: { min: 1, max: soon }"), line: 5, column: 29,
-                               containing: ["'max' must be a duration in milliseconds, like 300 or '2s', not 'soon'"])
-    }
-
-    @Test("A delay range without max, or with min above max")
-    func badDelayRange() {
-        expectSingleDiagnostic(Self.respond("delay: { min: 5 }"), line: 5, column: 14,
-                               containing: ["a 'delay' range needs both 'min' and 'max'"])
-        expectSingleDiagnostic(Self.respond("delay: { max: 5 }"), line: 5, column: 14,
-                               containing: ["a 'delay' range needs both 'min' and 'max'"])
-        expectSingleDiagnostic(Self.respond("delay: { min: 200, max: 100 }"), line: 5, column: 14,
-                               containing: ["'delay' needs min <= max"])
-        expectSingleDiagnostic(Self.respond("delay: { min: 1, max: 2, mean: 3 }"), line: 5, column: 32,
-                               containing: ["unknown key 'mean' in 'delay'"])
+    @Test("A mistake in a delivery key is one problem, located", arguments: mistakes)
+    func deliveryMistake(_ mistake: Mistake) {
+        expectSingleDiagnostic(Self.respond(mistake.lines), line: mistake.line, column: mistake.column,
+                               containing: mistake.containing, notContaining: mistake.notContaining)
     }
 
     @Test("A chance outside 0 to 1, or not a number", arguments: ["1.5", "-0.1", "x", "'50%'"])
@@ -168,71 +195,12 @@ struct FailureDeclarationTests {
             """, line: 4, column: 13, containing: ["'chance' must be a number from 0 to 1"])
     }
 
-    @Test("A dribble with no pieces, or without its duration")
-    func badDribble() {
-        expectSingleDiagnostic(Self.respond("dribble: { chunks: 0, duration: 100 }"), line: 5, column: 26,
-                               containing: ["'chunks' must be from 1 to 10000"])
-        // Pieces are scheduled per request: a huge count would cost memory on every request.
-        expectSingleDiagnostic(Self.respond("dribble: { chunks: 1000000000, duration: 100 }"), line: 5, column: 26,
-                               containing: ["'chunks' must be from 1 to 10000"])
-        expectSingleDiagnostic(Self.respond("dribble: { chunks: 4 }"), line: 5, column: 16,
-                               containing: ["'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)"])
-        expectSingleDiagnostic(Self.respond("dribble: { duration: 1s }"), line: 5, column: 16,
-                               containing: ["'dribble' needs 'chunks'"])
-        expectSingleDiagnostic(Self.respond("dribble: { chunks: 2, duration: -1 }"), line: 5, column: 39,
-                               containing: ["'duration' must not be negative"])
-        expectSingleDiagnostic(Self.respond("dribble: 5"), line: 5, column: 16, containing: ["'dribble' must be a mapping"])
-    }
-
-    @Test("hang with fault or dribble can never happen")
-    func hangWithSomethingElse() {
-        expectSingleDiagnostic(Self.respond("hang: true\nfault: reset"), line: 6, column: 7,
-                               containing: ["'hang' never answers, so 'fault' would never happen"])
-        expectSingleDiagnostic(Self.respond("hang: true\ndribble: { chunks: 2, duration: 100 }"), line: 6, column: 7,
-                               containing: ["'hang' never answers, so 'dribble' would never happen"])
-        expectSingleDiagnostic(Self.respond("hang: yes please"), line: 5, column: 13, containing: ["'hang' must be true or false"])
-    }
-
-    @Test("dribble with fault")
-    func dribbleWithFault() {
-        expectSingleDiagnostic(Self.respond("dribble: { chunks: 2, duration: 100 }\nfault: reset"), line: 6, column: 7,
-                               containing: ["'dribble' sends a whole response slowly and cannot be combined with 'fault'"])
-    }
-
-    @Test("Invalid base64")
-    func invalidBase64() {
-        expectSingleDiagnostic(Self.respond("base64: \"not base64!\""), line: 5, column: 15, containing: ["'base64' is not valid base64"])
-        // 6 leftover bits, data after padding, 3 padding characters.
-        for bad in ["a", "AAAAA", "AA=A", "A==="] {
-            expectSingleDiagnostic(Self.respond("base64: \"\(bad)\""), line: 5, column: 15, containing: ["'base64' is not valid base64"])
-        }
-        expectSingleDiagnostic(Self.respond("text: x\nbase64: \"AA==\""), line: 6, column: 7,
-                               containing: ["a response has one body: 'text' and 'base64' cannot both be given"])
-    }
-
     @Test("Padding is optional in base64")
     func unpaddedBase64() throws {
         #expect(try plan(Self.respond("base64: \"YWJj\"")).body == Array("abc".utf8))
         #expect(try plan(Self.respond("base64: \"YWI\"")).body == Array("ab".utf8))
         #expect(try plan(Self.respond("base64: \"YQ\"")).body == Array("a".utf8))
         #expect(try plan(Self.respond("base64: \"YQ==\"")).body == Array("a".utf8))
-    }
-
-    @Test("Leftover bits that are not zero make base64 invalid, as Base64.decode's comment says")
-    func nonZeroLeftoverBits() {
-        // "YR" would decode to "a" with the 4 leftover bits 0001: not a canonical encoding
-        // (RFC 4648, section 3.5), so most likely a typo.
-        expectSingleDiagnostic(Self.respond("base64: \"YR==\""), line: 5, column: 15, containing: ["'base64' is not valid base64"])
-    }
-
-    @Test("A malformed {{now±N}} placeholder")
-    func badNowPlaceholder() {
-        expectSingleDiagnostic(Self.respond("headers: { Retry-After: \"{{now+abc}}\" }"), line: 5, column: 31,
-                               containing: ["'{{now+abc}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}"])
-        expectSingleDiagnostic(Self.respond("text: \"{{now+60}}\""), line: 5, column: 13,
-                               containing: ["'{{now+60}}' must be now, now+SECONDSs or now-SECONDSs"])
-        expectSingleDiagnostic(Self.respond("text: \"{{now.x}}\""), line: 5, column: 13,
-                               containing: ["unknown placeholder '{{now.x}}'"])
     }
 
     @Test("Several delivery mistakes are all reported, in file order")

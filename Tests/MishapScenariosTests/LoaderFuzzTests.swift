@@ -1,7 +1,8 @@
 import Foundation
 import MishapEngine
-import MishapFuzzSupport
+import MishapTestSupport
 @testable import MishapScenarios
+import MishapTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -328,11 +329,8 @@ struct LoaderFuzzTests {
         data.append(Data(repeating: UInt8(ascii: "x"), count: 17 * 1024 * 1024))
         data.append(Data("' }\n".utf8))
         try folder.write("big.yaml", data)
-        let found = diagnostics(ofDirectory: folder.path)
-        #expect(found.count == 1)
-        let diagnostic = try #require(found.first)
-        expect(diagnostic, file: folder.path + "/big.yaml", line: 1, column: 1,
-               containing: ["is \(data.count) bytes", "a scenario file may be at most 16 MiB (16777216 bytes)"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path + "/big.yaml", line: 1, column: 1,
+                               containing: ["is \(data.count) bytes", "a scenario file may be at most 16 MiB (16777216 bytes)"])
     }
 
     @Test("A file of 100,000 rules loads, and its last rule answers", .timeLimit(.minutes(2)))
@@ -382,10 +380,8 @@ struct LoaderFuzzTests {
     func invalidUTF8() throws {
         let folder = try TemporaryFolder()
         try folder.write("bad.yaml", Data("endpoint: GET /x\nrules:\n  - name: é".utf8) + Data([0xFF, 0xFE]) + Data("\n".utf8))
-        let found = diagnostics(ofDirectory: folder.path)
-        #expect(found.count == 1)
-        let diagnostic = try #require(found.first)
-        expect(diagnostic, file: folder.path + "/bad.yaml", line: 3, column: 12, containing: ["is not UTF-8 text", "0xFF"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path + "/bad.yaml", line: 3, column: 12,
+                               containing: ["is not UTF-8 text", "0xFF"])
     }
 
     @Test("A NUL byte is located at its place")
@@ -420,10 +416,8 @@ struct LoaderFuzzTests {
         let path = try folder.write("locked.yaml", Self.rule("{ status: 200 }"))
         #expect(chmod(path, 0) == 0)
         defer { chmod(path, 0o644) }
-        let found = diagnostics(ofDirectory: folder.path)
-        #expect(found.count == 1)
-        let diagnostic = try #require(found.first)
-        expect(diagnostic, file: path, line: 1, column: 1, containing: ["cannot be read: Permission denied"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: path, line: 1, column: 1,
+                               containing: ["cannot be read: Permission denied"])
     }
 
     /// Loads `directory` on another thread; when that takes longer than `seconds`, records an

@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapScenarios
+import MishapTestSupport
 import Testing
 
 @Suite("Loading scenario folders")
@@ -226,18 +227,15 @@ struct ScenarioLoaderTests {
               ]
             }
             """)
-        let found = diagnostics(ofDirectory: folder.path)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: folder.path + "/api.json", line: 4, column: 43,
-               containing: ["'status' must be an HTTP status code from 100 to 599"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path + "/api.json", line: 4, column: 43,
+                               containing: ["'status' must be an HTTP status code from 100 to 599"])
     }
 
     @Test("An empty folder is an error")
     func emptyFolder() throws {
         let folder = try TemporaryFolder()
-        let found = diagnostics(ofDirectory: folder.path)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: folder.path, line: 1, column: 1, containing: ["no scenario files"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path, line: 1, column: 1,
+                               containing: ["no scenario files"])
     }
 
     @Test("A folder with only body files and other files is an error too")
@@ -245,23 +243,20 @@ struct ScenarioLoaderTests {
         let folder = try TemporaryFolder()
         try folder.write("files/body.json", "{}")
         try folder.write("notes.txt", "hello")
-        let found = diagnostics(ofDirectory: folder.path)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: folder.path, line: 1, column: 1, containing: ["no scenario files"])
+        expectSingleDiagnostic(ofDirectory: folder.path, file: folder.path, line: 1, column: 1,
+                               containing: ["no scenario files"])
     }
 
     @Test("A folder that does not exist, or is a file, is an error")
     func missingFolder() throws {
         let folder = try TemporaryFolder()
         let missing = folder.path + "/nowhere"
-        let found = diagnostics(ofDirectory: missing)
-        try #require(found.count == 1, "\(found)")
-        expect(found[0], file: missing, line: 1, column: 1, containing: ["not found"])
+        expectSingleDiagnostic(ofDirectory: missing, file: missing, line: 1, column: 1,
+                               containing: ["not found"])
 
         let file = try folder.write("plain.yaml", "endpoint: GET /x\nrules: [{ name: a, respond: {} }]\n")
-        let notFolder = diagnostics(ofDirectory: file)
-        try #require(notFolder.count == 1, "\(notFolder)")
-        expect(notFolder[0], file: file, line: 1, column: 1, containing: ["not a folder"])
+        expectSingleDiagnostic(ofDirectory: file, file: file, line: 1, column: 1,
+                               containing: ["not a folder"])
     }
 
     @Test("Scenario text without a folder cannot name body files")

@@ -1,55 +1,8 @@
 import Foundation
 import MishapEngine
 import MishapScenarios
+import MishapTestSupport
 import Testing
-
-/// The repository's default `scenarios/` folder, found from this file's location.
-let defaultScenariosDirectory: String = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("scenarios").path
-
-/// A fresh, uniquely named folder under the system temporary folder, removed on deinit.
-final class TemporaryFolder {
-    /// The folder itself (not symlink-resolved: messages show paths as given).
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("mishap-scenarios-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// Writes `contents` to `relative` (intermediate folders created); returns the full path.
-    @discardableResult
-    func write(_ relative: String, _ contents: String) throws -> String {
-        try write(relative, Data(contents.utf8))
-    }
-
-    @discardableResult
-    func write(_ relative: String, _ data: Data) throws -> String {
-        let full = path + "/" + relative
-        let folder = (full as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: full, contents: data) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        return full
-    }
-
-    @discardableResult
-    func makeFolder(_ relative: String) throws -> String {
-        let full = path + "/" + relative
-        try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: true)
-        return full
-    }
-
-    /// Creates a symbolic link at `relative` pointing to `destination` (absolute or relative).
-    func symlink(_ relative: String, to destination: String) throws {
-        try FileManager.default.createSymbolicLink(atPath: path + "/" + relative, withDestinationPath: destination)
-    }
-}
 
 /// The diagnostics of scenario text that must not load.
 func diagnostics(ofYAML yaml: String, name: String = "inline.yaml",
@@ -81,13 +34,31 @@ func expectSingleDiagnostic(
     _ yaml: String, line: Int, column: Int, containing parts: [String], notContaining absent: [String] = [],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let found = diagnostics(ofYAML: yaml, sourceLocation: sourceLocation)
+    expectSingle(diagnostics(ofYAML: yaml, sourceLocation: sourceLocation), file: "inline.yaml", line: line, column: column,
+                 containing: parts, notContaining: absent, sourceLocation: sourceLocation)
+}
+
+/// Checks that the folder `directory` fails with exactly one problem, in `file` at
+/// `line`:`column`, whose message contains every one of `parts`.
+func expectSingleDiagnostic(
+    ofDirectory directory: String, file: String, line: Int, column: Int, containing parts: [String],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    expectSingle(diagnostics(ofDirectory: directory, sourceLocation: sourceLocation), file: file, line: line, column: column,
+                 containing: parts, sourceLocation: sourceLocation)
+}
+
+/// Checks that `found` is one diagnostic, located and worded as given.
+private func expectSingle(
+    _ found: [ScenarioDiagnostic], file: String, line: Int, column: Int, containing parts: [String],
+    notContaining absent: [String] = [], sourceLocation: SourceLocation
+) {
     guard found.count == 1, let diagnostic = found.first else {
         Issue.record("expected exactly one diagnostic, got \(found.count):\n\(found.map(\.description).joined(separator: "\n"))",
                      sourceLocation: sourceLocation)
         return
     }
-    expect(diagnostic, file: "inline.yaml", line: line, column: column, containing: parts, notContaining: absent,
+    expect(diagnostic, file: file, line: line, column: column, containing: parts, notContaining: absent,
            sourceLocation: sourceLocation)
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import MishapEngine
 import MishapScenarios
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// The admin API's answers besides the journal: errors, the loopback rule, turning it off, and
@@ -16,7 +17,7 @@ import Testing
 
     /// An unknown admin endpoint is a 404 in JSON naming the ones there are.
     @Test func unknownEndpointIs404() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         let response = try await harness.send("GET", "/__mishap/nope")
         #expect(response.status == 404)
         #expect(response.header("Content-Type") == "application/json; charset=utf-8")
@@ -30,7 +31,7 @@ import Testing
     /// The wrong method is a 405 with `Allow`: `POST` for reset and reload, `GET, HEAD` for the
     /// reading endpoints; a 405 changes nothing.
     @Test func wrongMethodIs405() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         _ = try await harness.get("/hello")
         let reset = try await harness.send("GET", "/__mishap/reset")
         #expect(reset.status == 405)
@@ -50,7 +51,7 @@ import Testing
     /// The admin API answers loopback clients only: a request from elsewhere gets 403, while
     /// the loopback client on a real socket gets the health report.
     @Test func loopbackOnly() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         let remote = harness.service.respond(to: Request(method: "GET", path: "/__mishap/health", fromLoopback: false))
         #expect(remote.status == 403)
         let remoteJSON = try #require((try? JSONSerialization.jsonObject(with: Data(remote.body))) as? [String: Any])
@@ -70,7 +71,7 @@ import Testing
     /// With `admin: false`, `/__mishap/` is an ordinary path: the scenarios answer it (the
     /// engine's 404 here) and it is journaled like any request.
     @Test func adminOff() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml, options: ServiceOptions(admin: false))
+        let harness = try TestServer(yaml: Self.yaml, options: ServiceOptions(admin: false))
         let response = try await harness.send("GET", "/__mishap/health")
         #expect(response.status == 404)
         #expect(response.text == #"{"error":true,"reason":"Not Found"}"#)
@@ -86,7 +87,6 @@ import Testing
     /// the problems.
     @Test func scenariosListing() async throws {
         let folder = try TemporaryFolder()
-        defer { folder.remove() }
         try folder.write("a.yaml", """
             endpoint: GET /alpha/{id}
             rules:
@@ -104,7 +104,7 @@ import Testing
                   - name: four
                     respond: { status: 201 }
             """)
-        let harness = try ServiceHarness(directory: folder.path)
+        let harness = try TestServer(directory: folder.path)
         let a = folder.path + "/a.yaml", b = folder.path + "/b.yaml"
 
         let listing = try await harness.admin("scenarios")

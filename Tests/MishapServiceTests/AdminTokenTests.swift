@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// `adminToken`: every admin call must present it, over real sockets, and with it clients on
@@ -14,8 +15,8 @@ import Testing
         """
     static let token = "s3cret-Token_42"
 
-    static func harness() throws -> ServiceHarness {
-        try ServiceHarness(yaml: yaml, options: ServiceOptions(adminToken: token))
+    static func harness() throws -> TestServer {
+        try TestServer(yaml: yaml, options: ServiceOptions(adminToken: token))
     }
 
     /// Without a token, or with a wrong one (a prefix, a longer string, another scheme), every
@@ -76,7 +77,7 @@ import Testing
     /// A client on another machine gets 403 without a token set; with one set, it is let in
     /// when it presents the token, and gets 401 when not.
     @Test func remoteClientsNeedTheToken() throws {
-        let open = try ServiceHarness(yaml: Self.yaml)
+        let open = try TestServer(yaml: Self.yaml)
         let health = Request(method: "GET", path: "/__mishap/health", fromLoopback: false)
         #expect(open.service.respond(to: health).status == 403)
 

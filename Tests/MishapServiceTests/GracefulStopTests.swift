@@ -4,6 +4,7 @@ import Glibc
 #endif
 import MishapHTTP
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// `HTTPServer.stop(grace:)` with the service answering: requests in flight may finish, new
@@ -27,7 +28,7 @@ import Testing
 
     /// Sends `GET path` on a raw connection on its own thread and waits until the service has
     /// answered it (journaled: the response is being held); the connection.
-    func holdRequest(_ harness: ServiceHarness, _ path: String) async throws -> RawHTTPConnection {
+    func holdRequest(_ harness: TestServer, _ path: String) async throws -> RawHTTPConnection {
         let port = harness.port
         let connection = try await onOwnThread { () -> SendableBox<RawHTTPConnection> in
             let connection = try RawHTTPConnection(port: port, timeoutSeconds: 10)
@@ -44,7 +45,7 @@ import Testing
     /// gets the whole 200, stop returns after the delay is over and reports nothing cut. While
     /// stop waits, new connections are refused.
     @Test func inFlightRequestFinishes() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         let server = harness.server, port = harness.port
         let sent = ContinuousClock.now
         let connection = SendableBox(try await holdRequest(harness, "/slow"))
@@ -79,23 +80,31 @@ import Testing
         #expect(server.requestsInFlight == 0)
     }
 
+    /// Holds `GET path`, then stops the server with `grace` while the client reads to the end
+    /// of the stream: how many requests were cut short, how long the stop took, and what the
+    /// client received.
+    func stop(_ harness: TestServer, holding path: String, grace: Duration) async throws
+        -> (cut: Int, elapsed: Duration, received: [UInt8]) {
+        let server = harness.server
+        let connection = SendableBox(try await holdRequest(harness, path))
+        async let received = onOwnThread { try connection.value.readUntilEnd().bytes }
+        let (cut, elapsed) = try await onOwnThread { () -> (Int, Duration) in
+            let start = ContinuousClock.now
+            let cut = server.stop(grace: grace)
+            return (cut, start.duration(to: .now))
+        }
+        return (cut, elapsed, try await received)
+    }
+
     /// A grace period shorter than the delay bounds the stop: with a 10 s delay in flight,
     /// `stop(grace: 200 ms)` returns well under 2 s and counts 1 request cut short; the client
     /// should not get the delayed answer (it sometimes does: a known issue).
     @Test func graceBoundsTheWait() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
-        let server = harness.server
-        let connection = SendableBox(try await holdRequest(harness, "/long"))
-        async let received = onOwnThread { try connection.value.readToEnd() }
-        let (cut, elapsed) = try await onOwnThread { () -> (Int, Duration) in
-            let start = ContinuousClock.now
-            let cut = server.stop(grace: .milliseconds(200))
-            return (cut, start.duration(to: .now))
-        }
+        let harness = try TestServer(yaml: Self.yaml)
+        let (cut, elapsed, bytes) = try await stop(harness, holding: "/long", grace: .milliseconds(200))
         #expect(cut == 1)
         #expect(elapsed >= .milliseconds(200))
         #expect(elapsed < .seconds(2), "stop took \(elapsed)")
-        let bytes = try await received
         // Cut means cut: the delayed answer is not sent early as the daemon stops.
         #expect(!String(decoding: bytes, as: UTF8.self).hasSuffix("long"), "got \(bytes.count) bytes")
     }
@@ -104,23 +113,10 @@ import Testing
     /// returns quickly, nothing counted as cut, and the client sees the connection close
     /// without an answer.
     @Test func hangDoesNotHoldTheStop() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
-        let server = harness.server
-        let connection = SendableBox(try await holdRequest(harness, "/hang"))
-        async let received = onOwnThread { try connection.value.readToEnd() }
-        let (cut, elapsed) = try await onOwnThread { () -> (Int, Duration) in
-            let start = ContinuousClock.now
-            let cut = server.stop(grace: .seconds(5))
-            return (cut, start.duration(to: .now))
-        }
+        let harness = try TestServer(yaml: Self.yaml)
+        let (cut, elapsed, bytes) = try await stop(harness, holding: "/hang", grace: .seconds(5))
         #expect(cut == 0)
         #expect(elapsed < .milliseconds(500), "stop took \(elapsed)")
-        #expect(try await received == [])
+        #expect(bytes == [])
     }
-}
-
-/// Hands a non-Sendable value (a blocking connection used by one thread at a time) across.
-struct SendableBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MishapEngine
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// `GET /__mishap/requests`: what the journal records of each request, its filters, its bound.
@@ -9,23 +10,18 @@ import Testing
         endpoints:
           - endpoint: POST /items
             rules:
-              - name: created
-                when: { query: { kind: book } }
-                respond: { status: 201, json: { ok: true } }
-              - name: rejected
-                respond: { status: 422, text: no }
+              - { name: created, when: { query: { kind: book } }, respond: { status: 201, json: { ok: true } } }
+              - { name: rejected, respond: { status: 422, text: no } }
           - endpoint: GET /ping
-            rules:
-              - name: pong
-                respond: { text: pong }
+            rules: [{ name: pong, respond: { text: pong } }]
         """
 
     /// Every recorded field comes from the request and its answer: method, path, decoded query
     /// pairs in order, headers, body, session, endpoint, rule and status; a request no endpoint
     /// matches is recorded with a 404 and no endpoint or rule.
     @Test func recordsEachRequest() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
-        let body = Array(#"{"title":"Dune"}"#.utf8)
+        let harness = try TestServer(yaml: Self.yaml)
+        let body = Data(#"{"title":"Dune"}"#.utf8)
         let created = try await harness.send("POST", "/items?kind=book&tag=a%20b", body: body,
                                              headers: ["X-Trace": "t-1", "X-Mishap-Session": "s1", "Content-Type": "application/json"])
         #expect(created.status == 201)
@@ -71,7 +67,7 @@ import Testing
 
     /// Admin requests, reading the journal included, are not journaled themselves.
     @Test func adminRequestsAreNotJournaled() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         _ = try await harness.get("/ping")
         _ = try await harness.admin("health")
         _ = try await harness.admin("scenarios")
@@ -85,7 +81,7 @@ import Testing
     /// `?path=`, `?session=`, `?rule=`, `?method=` and `?limit=` keep the matching entries, the
     /// most recent ones for `limit`, and combine.
     @Test func filters() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         _ = try await harness.get("/ping", session: "a")                                   // 1
         _ = try await harness.get("/ping", session: "b")                                   // 2
         _ = try await harness.send("POST", "/items?kind=dvd", headers: ["X-Mishap-Session": "a"])  // 3 rejected
@@ -116,7 +112,7 @@ import Testing
     /// The journal is a ring: with room for 5, after 8 requests it holds the last 5 (ids 4 to 8,
     /// oldest first) and reports the 3 it let go.
     @Test func ringKeepsTheMostRecent() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml, options: ServiceOptions(journalSize: 5))
+        let harness = try TestServer(yaml: Self.yaml, options: ServiceOptions(journalSize: 5))
         for index in 1...8 { _ = try await harness.get("/ping?n=\(index)") }
         let answer = try await harness.admin("requests")
         #expect(answer["capacity"] as? Int == 5)
@@ -130,10 +126,10 @@ import Testing
     /// `bodySize` the full size; one within the limit is kept whole; bytes that are not UTF-8
     /// come back as `bodyBase64`.
     @Test func bodiesAreCutToTheLimit() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml, options: ServiceOptions(journalBodyLimit: 10))
-        _ = try await harness.send("POST", "/items", body: Array("abcdefghijklmnopqrstuvwxy".utf8))
-        _ = try await harness.send("POST", "/items", body: Array("0123456789".utf8))
-        _ = try await harness.send("POST", "/items", body: [0xFF, 0x00, 0x01])
+        let harness = try TestServer(yaml: Self.yaml, options: ServiceOptions(journalBodyLimit: 10))
+        _ = try await harness.send("POST", "/items", body: Data("abcdefghijklmnopqrstuvwxy".utf8))
+        _ = try await harness.send("POST", "/items", body: Data("0123456789".utf8))
+        _ = try await harness.send("POST", "/items", body: Data([0xFF, 0x00, 0x01]))
         let entries = try await harness.journal()
         try #require(entries.count == 3)
 
@@ -152,7 +148,7 @@ import Testing
 
     /// `journalSize: 0` keeps nothing (and the admin API still answers).
     @Test func sizeZeroKeepsNothing() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml, options: ServiceOptions(journalSize: 0))
+        let harness = try TestServer(yaml: Self.yaml, options: ServiceOptions(journalSize: 0))
         #expect(try await harness.get("/ping").text == "pong")
         let answer = try await harness.admin("requests")
         #expect(answer["capacity"] as? Int == 0)

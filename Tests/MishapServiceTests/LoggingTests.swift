@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// `LineLogHandler` (one line per message, text or JSON) and the request log the service
@@ -90,7 +91,7 @@ import Testing
     /// no endpoint matched has no rule; a fault is logged instead of a status.
     @Test func requestLog() async throws {
         let pipe = LogPipe()
-        let harness = try ServiceHarness(yaml: Self.yaml, logger: logger(pipe, .json, label: "mishap"))
+        let harness = try TestServer(yaml: Self.yaml, logger: logger(pipe, .json, label: "mishap"))
 
         #expect(try await harness.get("/hello?x=1").status == 201)
         let hello = try #require(LogPipe.object(pipe.nextLine()))
@@ -117,7 +118,7 @@ import Testing
         _ = try await onOwnThread {
             let connection = try RawHTTPConnection(port: port)
             try connection.sendRequest("GET", "/broken")
-            return try connection.readToEnd()
+            return try connection.readUntilEnd().bytes
         }
         let broken = try #require(LogPipe.object(pipe.nextLine()))
         #expect(broken["path"] as? String == "/broken")
@@ -137,9 +138,9 @@ import Testing
     /// `logRequests: false`, or a level above info, writes no request lines.
     @Test func requestLogOff() async throws {
         let quietPipe = LogPipe(), warningPipe = LogPipe()
-        let quiet = try ServiceHarness(yaml: Self.yaml, options: ServiceOptions(logRequests: false),
+        let quiet = try TestServer(yaml: Self.yaml, options: ServiceOptions(logRequests: false),
                                        logger: logger(quietPipe, .json))
-        let warning = try ServiceHarness(yaml: Self.yaml, logger: logger(warningPipe, .json, level: .warning))
+        let warning = try TestServer(yaml: Self.yaml, logger: logger(warningPipe, .json, level: .warning))
         #expect(try await quiet.get("/hello").status == 201)
         #expect(try await warning.get("/hello").status == 201)
         #expect(quietPipe.nextLine(timeout: .milliseconds(200)) == nil)

@@ -1,6 +1,7 @@
 import Foundation
 import MishapScenarios
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// Reloading: scenarios swapped whole, unchanged cycles keeping their places, broken scenarios
@@ -35,7 +36,7 @@ import Testing
     /// next one after gets step 2) while new endpoints answer; one that changes the rule starts
     /// it over.
     @Test func unchangedCyclesKeepTheirPlace() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml())
+        let harness = try TestServer(yaml: Self.yaml())
         #expect(try await harness.get("/steps").text == "one")
         #expect(try await harness.get("/added").status == 404)
 
@@ -58,7 +59,7 @@ import Testing
 
     /// Session positions carry over an unchanged reload too.
     @Test func sessionPositionsCarryOver() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml())
+        let harness = try TestServer(yaml: Self.yaml())
         #expect(try await harness.get("/steps", session: "a").text == "one")
         #expect(try await harness.get("/steps", session: "a").text == "two")
         #expect(try await harness.get("/steps", session: "b").text == "one")
@@ -71,7 +72,7 @@ import Testing
     /// `lastReloadFailure` and the health report, and the old rules keep answering (their cycle
     /// going on); a good reload afterwards clears the failure.
     @Test func invalidReloadKeepsTheOldRules() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml())
+        let harness = try TestServer(yaml: Self.yaml())
         #expect(try await harness.get("/steps").text == "one")
 
         let broken = """
@@ -109,7 +110,6 @@ import Testing
     /// or 422 with the located problems while the previous scenarios keep serving.
     @Test func reloadOverHTTP() async throws {
         let folder = try TemporaryFolder()
-        defer { folder.remove() }
         try folder.write("a.yaml", """
             endpoint: GET /a
             rules:
@@ -122,7 +122,7 @@ import Testing
               - name: b
                 respond: { text: b1 }
             """)
-        let harness = try ServiceHarness(directory: folder.path)
+        let harness = try TestServer(directory: folder.path)
         #expect(try await harness.get("/a").text == "a1")
         #expect(try await harness.get("/b").text == "b1")
 

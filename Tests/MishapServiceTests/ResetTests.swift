@@ -1,5 +1,6 @@
 import Foundation
 import MishapService
+import MishapTestSupport
 import Testing
 
 /// `POST /__mishap/reset`: cycles start over and the journal empties, for everyone or for one
@@ -18,14 +19,14 @@ import Testing
         """
 
     /// What `GET /m` answers for `session`, as "status text".
-    func step(_ harness: ServiceHarness, session: String? = nil) async throws -> String {
+    func step(_ harness: TestServer, session: String? = nil) async throws -> String {
         let response = try await harness.get("/m", session: session)
         return "\(response.status) \(response.text)"
     }
 
     /// A reset of everything starts the cycle over and empties the journal.
     @Test func resetAll() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         #expect(try await step(harness) == "500 first")
         #expect(try await step(harness) == "503 second")
         #expect(try await harness.journal().count == 2)
@@ -44,7 +45,7 @@ import Testing
     /// `?session=a` starts only session a's cycle over and forgets only its journal entries:
     /// session b and the requests without a session go on where they were.
     @Test func resetOneSession() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         #expect(try await step(harness, session: "a") == "500 first")
         #expect(try await step(harness, session: "a") == "503 second")
         #expect(try await step(harness, session: "b") == "500 first")
@@ -65,7 +66,7 @@ import Testing
 
     /// An empty session name is refused with 400 and resets nothing.
     @Test func emptySessionIsRefused() async throws {
-        let harness = try ServiceHarness(yaml: Self.yaml)
+        let harness = try TestServer(yaml: Self.yaml)
         #expect(try await step(harness) == "500 first")
         let response = try await harness.send("POST", "/__mishap/reset?session=")
         #expect(response.status == 400)

@@ -1,10 +1,11 @@
 import Foundation
 import MishapService
+import MishapTestSupport
 import Testing
 
-/// `ScenarioWatcher` wired to a service as `mishap serve` wires it: edits to the scenarios
-/// folder are picked up within a second, broken edits are refused while the last good
-/// scenarios keep answering, and the fix is picked up in turn.
+/// The scenarios folder watched as `mishap serve` watches it (`MishapInstance` with a watch
+/// mode): edits to the folder are picked up within a second, broken edits are refused while
+/// the last good scenarios keep answering, and the fix is picked up in turn.
 @Suite struct WatcherTests {
     static func scenario(_ text: String) -> String {
         """
@@ -16,16 +17,26 @@ import Testing
     }
 
     /// What `GET /w` answers.
-    func answer(_ harness: ServiceHarness) async throws -> String {
+    func answer(_ harness: TestServer) async throws -> String {
         let response = try await harness.get("/w")
         return "\(response.status) \(response.text)"
     }
 
-    /// Writes `text` to the scenario file and polls `GET /w` until it answers `expected`; how
-    /// long that took from the write, or nil when it did not within 2 s.
-    func edit(_ folder: TemporaryFolder, _ text: String, _ harness: ServiceHarness,
+    /// A server for a folder holding `w.yaml` (answering `v1`), watched with `mode`, once the
+    /// watching thread has set up (inotify watches, or its first snapshot: that happens after
+    /// the watcher has started, so the first edit must not be made before it looks).
+    func watchedServer(_ folder: TemporaryFolder, _ mode: MishapInstance.WatchMode) async throws -> TestServer {
+        try folder.write("w.yaml", Self.scenario("v1"), inPlace: true)
+        let harness = try TestServer(directory: folder.path, watch: mode)
+        try await Task.sleep(for: .milliseconds(100))
+        return harness
+    }
+
+    /// Writes `text` in place to the scenario file and polls until `condition` holds; how long
+    /// that took from the write, or nil when it did not within 2 s.
+    func edit(_ folder: TemporaryFolder, _ text: String, _ harness: TestServer,
               until condition: @escaping () async throws -> Bool) async throws -> Duration? {
-        try folder.write("w.yaml", text)
+        try folder.write("w.yaml", text, inPlace: true)
         let written = ContinuousClock.now
         guard try await eventually(within: .seconds(2), condition) else { return nil }
         return written.duration(to: .now)
@@ -33,18 +44,10 @@ import Testing
 
     func exercise(forcePolling: Bool) async throws {
         let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.write("w.yaml", Self.scenario("v1"))
-        let harness = try ServiceHarness(directory: folder.path)
+        let harness = try await watchedServer(folder, forcePolling ? .poll : .auto)
         let service = harness.service
-        let watcher = ScenarioWatcher(directory: folder.path) { _ = try? service.reload() }
-        try watcher.start(forcePolling: forcePolling)
-        defer { watcher.stop() }
-        #expect(watcher.mechanism == (forcePolling ? .polling : .inotify))
+        #expect(harness.instance.watcher?.mechanism == (forcePolling ? .polling : .inotify))
         #expect(try await answer(harness) == "200 v1")
-        // The watching thread sets up (inotify watches, or its first snapshot) after `start()`
-        // returns; give it a moment so the first edit is not made before it looks.
-        try await Task.sleep(for: .milliseconds(100))
 
         let picked = try await edit(folder, Self.scenario("v2"), harness) { try await answer(harness) == "200 v2" }
         let pickedAfter = try #require(picked, "the edit to v2 was not picked up within 2 s")
@@ -67,12 +70,12 @@ import Testing
         #expect(service.reloads == 2)
     }
 
-    /// With inotify (`start()`).
+    /// With inotify (`auto`).
     @Test func inotify() async throws {
         try await exercise(forcePolling: false)
     }
 
-    /// With polling (`start(forcePolling: true)`, the default 500 ms interval).
+    /// With polling (`poll`, the default 500 ms interval).
     @Test func polling() async throws {
         try await exercise(forcePolling: true)
     }
@@ -80,19 +83,13 @@ import Testing
     /// A file added in a new sub-folder is picked up too (inotify watches new folders).
     @Test func newSubfolder() async throws {
         let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.write("w.yaml", Self.scenario("v1"))
-        let harness = try ServiceHarness(directory: folder.path)
+        let harness = try await watchedServer(folder, .auto)
         let service = harness.service
-        let watcher = ScenarioWatcher(directory: folder.path) { _ = try? service.reload() }
-        try watcher.start()
-        defer { watcher.stop() }
-        try await Task.sleep(for: .milliseconds(100))
 
         try FileManager.default.createDirectory(atPath: folder.path + "/more", withIntermediateDirectories: false)
         // Let the watcher see the new folder (and settle) before a file appears in it.
         #expect(await eventually { service.reloads == 1 })
-        try folder.write("more/x.yaml", "endpoint: GET /x\nrules:\n  - name: x\n    respond: { text: x }\n")
+        try folder.write("more/x.yaml", "endpoint: GET /x\nrules:\n  - name: x\n    respond: { text: x }\n", inPlace: true)
         #expect(try await eventually(within: .seconds(1)) { try await harness.get("/x").text == "x" })
     }
 }

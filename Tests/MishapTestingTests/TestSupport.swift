@@ -1,12 +1,10 @@
 import Foundation
+import MishapTestSupport
 import MishapTesting
 import Testing
 
 /// The repository's `scenarios/` folder: what `mishap serve` answers with out of the box.
-let defaultScenarios = Mishap.Scenarios.directory(
-    URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("scenarios").path)
+let defaultScenarios = Mishap.Scenarios.directory(defaultScenariosDirectory)
 
 /// The maintenance rules of the default scenarios, both endpoints, with `Retry-After: 1`
 /// instead of 17 so that a test waits seconds, not minutes. `maintenance` fails twice and then

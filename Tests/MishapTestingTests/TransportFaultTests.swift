@@ -68,25 +68,17 @@ import Testing
         }
     }
 
-    /// A patient client gets `slowpoke`'s answer, late.
-    @Test func patientClientGetsTheSlowAnswer() async throws {
+    /// A late answer within the client's timeout arrives whole: `slowpoke` answers after 1.5 s,
+    /// to a patient client (5 s); `trickle` sends its body in 5 pieces over 5 s, and the client's
+    /// timeout is an idle timeout, so a 2 s one gets it whole.
+    @Test(arguments: [(userName: "slowpoke", timeout: 5.0, late: Duration.seconds(1.5)), ("trickle", 2.0, .seconds(4))])
+    func lateAnswerArrivesWhole(userName: String, timeout: TimeInterval, late: Duration) async throws {
         try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
-            let client = mishap.client(in: mishap.session(), timeout: 5)
+            let client = mishap.client(in: mishap.session(), timeout: timeout)
             let start = ContinuousClock.now
-            let answer = try await client.checkUserNameAvailable("slowpoke")
-            #expect(answer == UserNameAvailableMessage(isAvailable: true, userName: "slowpoke"))
-            #expect(start.duration(to: .now) >= .seconds(1.5))
-        }
-    }
-
-    /// `trickle` sends its body in 5 pieces over 5 s: the client's timeout is an idle timeout, so a 2 s one gets it whole.
-    @Test func trickledAnswerArrivesWhole() async throws {
-        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
-            let client = mishap.client(in: mishap.session(), timeout: 2)
-            let start = ContinuousClock.now
-            let answer = try await client.checkUserNameAvailable("trickle")
-            #expect(answer == UserNameAvailableMessage(isAvailable: true, userName: "trickle"))
-            #expect(start.duration(to: .now) >= .seconds(4))
+            let answer = try await client.checkUserNameAvailable(userName)
+            #expect(answer == UserNameAvailableMessage(isAvailable: true, userName: userName))
+            #expect(start.duration(to: .now) >= late)
         }
     }
 }
