@@ -131,8 +131,13 @@ public final class HTTPServer: @unchecked Sendable {
             defer { state = nil }
             return state
         }) else { return 0 }
+        // Quiescing hands the listening socket back, but the worker threads take it out of
+        // their epoll sets on their own time: closing it now races them (libmicrohttpd aborts
+        // with "Failed to remove listen FD from epoll set"). Shutting it down refuses new
+        // connections at once; it is closed once the daemon has stopped
+        // (docs/libmicrohttpd.md, "The quiesced listening socket stays open until the daemon stops").
         let listening = MHD_quiesce_daemon(running.daemon)
-        if listening >= 0 { close(listening) }
+        if listening >= 0 { shutdown(listening, Int32(SHUT_RDWR)) }
         suspensions.releaseHangs()
         let deadline = ContinuousClock.now + grace
         while inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
@@ -141,6 +146,7 @@ public final class HTTPServer: @unchecked Sendable {
         let cut = max(0, inFlight.load(ordering: .relaxed))
         suspensions.stop()
         MHD_stop_daemon(running.daemon)
+        if listening >= 0 { close(listening) }
         running.logContext.deallocate()
         running.context.release()
         return cut
