@@ -66,6 +66,28 @@ struct ServeTests {
         #expect(server.standardError.contains("SIGTERM"), "\(server.standardError)")
     }
 
+    @Test("--event-loop poll serves with no epoll descriptor, epoll with one per worker thread", arguments: ["poll", "epoll"])
+    func eventLoopIsTheOneAskedFor(_ loop: String) async throws {
+        let (server, port) = try await Self.startServer(
+            ["serve", "--port", "0", "--scenarios", Paths.scenarios, "--threads", "3", "--watch", "off", "--event-loop", loop])
+        defer { server.kill() }
+        let answer = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable?userName=zaphod")
+        #expect(answer.status == 200 && answer.body == #"{"isAvailable":true,"userName":"zaphod"}"#)
+        // What each of the server's descriptors is: an epoll instance reads as anon_inode:[eventpoll].
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/fd")) ?? []
+        let epolls = descriptors.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.pid)/fd/\($0)")) == "anon_inode:[eventpoll]"
+        }.count
+        if loop == "poll" {
+            #expect(epolls == 0, "\(epolls) epoll descriptors under --event-loop poll")
+        } else {
+            #expect(epolls >= 3, "\(epolls) epoll descriptors for 3 worker threads")
+        }
+        server.signal(SIGTERM)
+        #expect(await server.waitForExit(timeout: .seconds(10)))
+        #expect(server.standardError.contains("(\(loop) event loop)"), "\(server.standardError)")
+    }
+
     @Test("mishap without a subcommand serves, and exits 0 on SIGINT")
     func defaultSubcommandAndInterrupt() async throws {
         let (server, port) = try await Self.startServer(["--port", "0", "--scenarios", Paths.scenarios])
