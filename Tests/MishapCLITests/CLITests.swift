@@ -5,11 +5,8 @@ import Testing
 /// `mishap validate`, `mishap routes`, help and argument errors, run as a real process.
 @Suite("mishap command line")
 struct CLITests {
-    /// The seed server's rules, which the default scenarios keep in this relative order.
-    static let userNameRules = ["missing", "empty", "tooShort", "illegalName", "databaseCorrupted", "maintenance",
-                                "maintenanceForever", "illegalResponse", "taken", "available"]
-    static let loginRules = ["malformedBody", "missingField", "invalidEmail", "passwordTooShort", "databaseCorrupted",
-                             "maintenance", "illegalResponse", "success", "invalidCredentials", "unknownUser"]
+    static let userNameRules = SeedRules.userName
+    static let loginRules = SeedRules.login
 
     /// ArgumentParser's exit code for usage errors (EX_USAGE).
     static let usageExitCode: Int32 = 64

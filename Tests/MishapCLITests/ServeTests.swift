@@ -12,6 +12,19 @@ struct NotListening: Error {}
 struct ServeTests {
     static let curl = "/usr/bin/curl"
 
+    /// Sends `signal` and expects the server to exit 0 within 5 s, saying it received it.
+    static func expectCleanExit(_ server: ChildProcess, on signal: Int32, named name: String,
+                                sourceLocation: SourceLocation = #_sourceLocation) async {
+        let started = ContinuousClock.now
+        server.signal(signal)
+        let exited = await server.waitForExit(timeout: .seconds(10))
+        #expect(exited, "still running 10 s after \(name)", sourceLocation: sourceLocation)
+        #expect(ContinuousClock.now - started < .seconds(5), sourceLocation: sourceLocation)
+        #expect(server.process.terminationReason == .exit, sourceLocation: sourceLocation)
+        #expect(server.exitStatus == 0, "stderr: \(server.standardError)", sourceLocation: sourceLocation)
+        #expect(server.standardError.contains(name), "\(server.standardError)", sourceLocation: sourceLocation)
+    }
+
     /// Starts `mishap` with `arguments` and waits for its listening line.
     static func startServer(_ arguments: [String],
                             sourceLocation: SourceLocation = #_sourceLocation) async throws -> (ChildProcess, UInt16) {
@@ -56,14 +69,7 @@ struct ServeTests {
         let missing = try await Self.curl("http://127.0.0.1:\(port)/nowhere")
         #expect(missing.status == 404)
 
-        let started = ContinuousClock.now
-        server.signal(SIGTERM)
-        let exited = await server.waitForExit(timeout: .seconds(10))
-        #expect(exited, "still running 10 s after SIGTERM")
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(server.process.terminationReason == .exit)
-        #expect(server.exitStatus == 0, "stderr: \(server.standardError)")
-        #expect(server.standardError.contains("SIGTERM"), "\(server.standardError)")
+        await Self.expectCleanExit(server, on: SIGTERM, named: "SIGTERM")
     }
 
     @Test("--event-loop poll serves with no epoll descriptor, epoll with one per worker thread", arguments: ["poll", "epoll"])
@@ -97,14 +103,7 @@ struct ServeTests {
         #expect(available.status == 200)
         #expect(available.body == #"{"isAvailable":true,"userName":"zaphod"}"#)
 
-        let started = ContinuousClock.now
-        server.signal(SIGINT)
-        let exited = await server.waitForExit(timeout: .seconds(10))
-        #expect(exited, "still running 10 s after SIGINT")
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(server.process.terminationReason == .exit)
-        #expect(server.exitStatus == 0, "stderr: \(server.standardError)")
-        #expect(server.standardError.contains("SIGINT"), "\(server.standardError)")
+        await Self.expectCleanExit(server, on: SIGINT, named: "SIGINT")
     }
 
     @Test("SIGTERM stops the server promptly even with a client connection left open")

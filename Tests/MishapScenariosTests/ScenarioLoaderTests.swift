@@ -6,11 +6,8 @@ import Testing
 
 @Suite("Loading scenario folders")
 struct ScenarioLoaderTests {
-    /// The seed server's rules, which the default scenarios keep in this relative order.
-    static let userNameRules = ["missing", "empty", "tooShort", "illegalName", "databaseCorrupted", "maintenance",
-                                "maintenanceForever", "illegalResponse", "taken", "available"]
-    static let loginRules = ["malformedBody", "missingField", "invalidEmail", "passwordTooShort", "databaseCorrupted",
-                             "maintenance", "illegalResponse", "success", "invalidCredentials", "unknownUser"]
+    static let userNameRules = SeedRules.userName
+    static let loginRules = SeedRules.login
 
     @Test("The default scenarios folder loads both endpoints with their rules in order")
     func defaultScenarios() throws {
