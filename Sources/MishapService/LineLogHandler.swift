@@ -57,14 +57,7 @@ public struct LineLogHandler: LogHandler {
             line = JSON.object(members).text
         }
         line += "\n"
-        let bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+        _ = FileDescriptor.writeAll(descriptor, line)
     }
 
     /// Request fields first, in reading order; any others after, by name.

@@ -20,3 +20,70 @@ public enum Socket {
         setsockopt(socket, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 }
+
+extension Socket {
+    /// Why a connection could not be made.
+    public enum ConnectFailure: Error, CustomStringConvertible {
+        case unresolvable(host: String)
+        case noSocket
+        /// `connect` failed: the reason, e.g. "Connection refused".
+        case refused(String)
+
+        public var description: String {
+            switch self {
+            case .unresolvable(let host): "cannot resolve \(host)"
+            case .noSocket: "no socket"
+            case .refused(let reason): "nothing accepts connections: \(reason)"
+            }
+        }
+    }
+
+    /// A TCP connection to `host` (a name or an address) and `port`, whose sends and receives
+    /// give up after `timeoutMilliseconds`; the caller closes it.
+    public static func connect(host: String, port: String, timeoutMilliseconds: Int32) -> Result<Int32, ConnectFailure> {
+        var hints = addrinfo()
+        #if os(Linux)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, port, &hints, &list) == 0, let first = list else {
+            return .failure(.unresolvable(host: host))
+        }
+        defer { freeaddrinfo(list) }
+        let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        guard descriptor >= 0 else { return .failure(.noSocket) }
+        var timeout = timeval(tv_sec: Int(timeoutMilliseconds / 1000), tv_usec: .init(timeoutMilliseconds % 1000) * 1000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connectSocket(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let reason = Platform.describe(errno: errno)
+            close(descriptor)
+            return .failure(.refused(reason))
+        }
+        return .success(descriptor)
+    }
+
+    /// Reads until at least `count` bytes came, the peer closed, or a receive failed or timed out.
+    public static func read(_ descriptor: Int32, atLeast count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while bytes.count < count {
+            let received = readSocket(descriptor, &buffer, buffer.count)
+            if received < 0 && errno == EINTR { continue }
+            if received <= 0 { break }
+            bytes += buffer[..<received]
+        }
+        return bytes
+    }
+}
+
+// The C calls under names of their own: inside `Socket`, `connect` and `read` name its methods.
+private func connectSocket(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
+}
+
+private func readSocket(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

@@ -17,33 +17,17 @@ func healthCheck(url: String, token: String? = nil, timeoutMilliseconds: Int32 =
         host = String(rest)
         port = "80"
     }
-    var hints = addrinfo()
-    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-    var list: UnsafeMutablePointer<addrinfo>?
-    guard getaddrinfo(host, port, &hints, &list) == 0, let first = list else {
-        return .failure(HealthCheckFailure("cannot resolve \(host)"))
+    let descriptor: Int32
+    switch Socket.connect(host: host, port: port, timeoutMilliseconds: timeoutMilliseconds) {
+    case .success(let connected): descriptor = connected
+    case .failure(.refused(let reason)): return .failure(HealthCheckFailure("nothing accepts connections at \(url): \(reason)"))
+    case .failure(let failure): return .failure(HealthCheckFailure(failure.description))
     }
-    defer { freeaddrinfo(list) }
-    let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
-    guard descriptor >= 0 else { return .failure(HealthCheckFailure("no socket")) }
     defer { close(descriptor) }
-    var timeout = timeval(tv_sec: Int(timeoutMilliseconds / 1000), tv_usec: Int(timeoutMilliseconds % 1000) * 1000)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-        return .failure(HealthCheckFailure("nothing accepts connections at \(url): \(Platform.describe(errno: errno))"))
-    }
     let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
     let request = "GET /__mishap/health HTTP/1.1\r\nHost: \(rest)\r\n\(authorization)Connection: close\r\n\r\n"
     guard FileDescriptor.writeAll(descriptor, request) else { return .failure(HealthCheckFailure("cannot send to \(url)")) }
-    var response: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1024)
-    while response.count < 64 {
-        let count = read(descriptor, &buffer, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }
-        response += buffer[..<count]
-    }
+    let response = Socket.read(descriptor, atLeast: 64)
     let statusLine = String(decoding: response.prefix(while: { $0 != UInt8(ascii: "\r") }), as: UTF8.self)
     guard statusLine.hasPrefix("HTTP/1.1 200") else {
         return .failure(HealthCheckFailure("\(url)/__mishap/health answered '\(statusLine)'"))

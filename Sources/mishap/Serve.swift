@@ -38,11 +38,7 @@ struct Serve: ParsableCommand {
         }
 
         // Signals are taken synchronously by this thread; every other thread inherits the mask.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        signal(SIGPIPE, SIG_IGN)
+        var signals = SignalSet(blocking: [SIGINT, SIGTERM, SIGHUP])
 
         let mishap: MishapInstance
         do {
@@ -88,9 +84,9 @@ struct Serve: ParsableCommand {
             close(descriptor)
         }
 
-        var received: Int32 = 0
+        var received: Int32
         while true {
-            sigwait(&signals, &received)
+            received = signals.wait()
             if received == SIGHUP {
                 logger.info("received SIGHUP, reloading")
                 _ = try? mishap.reload()

@@ -1,0 +1,22 @@
+/// Signals taken synchronously: blocked in every thread and waited for by one, so a handler
+/// never runs at an arbitrary point of another thread's work.
+public struct SignalSet {
+    private var set = sigset_t()
+
+    /// Blocks `signals` in the calling thread, and so in every thread it starts afterwards, and
+    /// ignores SIGPIPE (a peer that closes early is an error on the write, not a signal). Call it
+    /// before starting other threads.
+    public init(blocking signals: [Int32]) {
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Waits for one of the blocked signals and returns it.
+    public mutating func wait() -> Int32 {
+        var received: Int32 = 0
+        while sigwait(&set, &received) != 0 {}
+        return received
+    }
+}
