@@ -28,6 +28,12 @@ let package = Package(
         ),
         // The few C functions Swift cannot call directly (variadic ones, va_list loggers).
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        // libyaml itself, found through pkg-config: scenario files are read with its event parser.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
 
         // What every layer shares, written once: JSON string escaping, the error body, Base64,
         // wall-clock dates, and the POSIX calls (files, descriptors, pipes, threads, folder
@@ -41,7 +47,7 @@ let package = Package(
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
         .target(
             name: "MishapScenarios",
-            dependencies: ["MishapEngine", "MishapSupport", .product(name: "Yams", package: "Yams")]
+            dependencies: ["MishapEngine", "MishapSupport", "CYAML", .product(name: "Yams", package: "Yams")]
         ),
         // The HTTP server over libmicrohttpd: carries out the engine's response plans.
         .target(
