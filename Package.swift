@@ -15,7 +15,6 @@ let package = Package(
         .library(name: "MishapTesting", targets: ["MishapTesting"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
@@ -47,7 +46,7 @@ let package = Package(
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
         .target(
             name: "MishapScenarios",
-            dependencies: ["MishapEngine", "MishapSupport", "CYAML", .product(name: "Yams", package: "Yams")]
+            dependencies: ["MishapEngine", "MishapSupport", "CYAML"]
         ),
         // The HTTP server over libmicrohttpd: carries out the engine's response plans.
         .target(

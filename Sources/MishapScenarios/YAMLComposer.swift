@@ -3,7 +3,8 @@
 /// the node its anchor last named before it, and a mapping that gives a key twice refused.
 ///
 /// Texts are checked with `YAMLLimits` first, which bounds their nesting and what their
-/// aliases repeat; composing itself keeps no stack of its own beyond the open collections.
+/// aliases repeat. Composing keeps the open collections on a list, not the call stack;
+/// comparing keys that are lists or mappings recurses.
 enum YAMLComposer {
     /// The tree of `text`'s document, or nil when the text has none (it is empty, or only
     /// comments). A second document is an error.

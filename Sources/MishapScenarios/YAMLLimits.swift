@@ -3,10 +3,10 @@
 /// are measured on libyaml's events alone, without building a tree.
 ///
 /// Composing and compiling are linear in a file's size except in two ways, both bounded here:
-/// nesting (the composer and the compiler recurse once per level) and aliases (`*name` stands
-/// for the whole node anchored as `&name`, so ten levels of ten aliases each stand for ten
-/// billion values, although the tree shares them: every walk over it visits them all, and so
-/// does hashing a mapping's keys while composing).
+/// nesting (comparing keys while composing, the compiler and freeing the tree recurse once per
+/// level) and aliases (`*name` stands for the whole node anchored as `&name`, so ten levels of
+/// ten aliases each stand for ten billion values, although the tree shares them: every walk
+/// over it visits them all, and so does hashing a mapping's keys while composing).
 enum YAMLLimits {
     /// The largest scenario file read, in bytes.
     static let maximumFileSize = 16 * 1024 * 1024
