@@ -1,7 +1,7 @@
 # Mishap in a container: a release build with the Swift runtime linked in, on a slim Debian that
-# has only libmicrohttpd added. `make image-check` proves the runtime stage without Docker: it
-# builds the binary the same way, checks with ldd what it needs, and serves from a folder
-# outside the source tree.
+# has only libmicrohttpd and libyaml added. `make image-check` proves the runtime stage without
+# Docker: it builds the binary the same way, checks with ldd what it needs, and serves from a
+# folder outside the source tree.
 #
 #   docker build -t mishap .
 #   docker run --rm -p 8080:8080 mishap
@@ -9,7 +9,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libyaml-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -22,9 +22,10 @@ RUN swift build $(cat release-flags) --product mishap \
  && cp "$(swift build $(cat release-flags) --show-bin-path)/mishap" /usr/local/bin/mishap
 
 FROM debian:bookworm-slim
-# libmicrohttpd12 brings its own dependencies (GnuTLS); glibc, libstdc++ and libgcc are in the base image.
+# libmicrohttpd12 brings its own dependencies (GnuTLS); libyaml-0-2 has none; glibc, libstdc++
+# and libgcc are in the base image.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libyaml-0-2 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mishap
 COPY --from=build /usr/local/bin/mishap /usr/local/bin/mishap

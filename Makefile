@@ -1,20 +1,20 @@
 # Mishap: `make run` serves the default scenarios, `make test` runs every test; `make check` (what
 # CI runs, before `make sanitize`) adds a smoke pass of the benchmarks and the image check.
-# All install what is missing first (libmicrohttpd-dev through apt-get).
+# All install what is missing first (libmicrohttpd-dev and libyaml-dev through apt-get).
 
 SWIFT ?= swift
 SCENARIOS ?= scenarios
 ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-APT_PACKAGES := libmicrohttpd-dev pkg-config curl
+APT_PACKAGES := libmicrohttpd-dev libyaml-dev pkg-config curl
 
 .PHONY: all deps build release run test check clean
 
 all: build
 
-## deps: install libmicrohttpd-dev (and pkg-config, curl) when pkg-config cannot find it
+## deps: install libmicrohttpd-dev and libyaml-dev (and pkg-config, curl) when pkg-config cannot find them
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! command -v curl >/dev/null 2>&1; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! command -v curl >/dev/null 2>&1; then \
 		echo "mishap: installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \

@@ -15,7 +15,6 @@ let package = Package(
         .library(name: "MishapTesting", targets: ["MishapTesting"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
@@ -28,6 +27,12 @@ let package = Package(
         ),
         // The few C functions Swift cannot call directly (variadic ones, va_list loggers).
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        // libyaml itself, found through pkg-config: scenario files are read with its event parser.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
 
         // What every layer shares, written once: JSON string escaping, the error body, Base64,
         // wall-clock dates, and the POSIX calls (files, descriptors, pipes, threads, folder
@@ -41,7 +46,7 @@ let package = Package(
         // Scenario files (YAML/JSON) compiled into the engine's model, with located errors.
         .target(
             name: "MishapScenarios",
-            dependencies: ["MishapEngine", "MishapSupport", .product(name: "Yams", package: "Yams")]
+            dependencies: ["MishapEngine", "MishapSupport", "CYAML"]
         ),
         // The HTTP server over libmicrohttpd: carries out the engine's response plans.
         .target(

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Proves the Dockerfile's runtime stage without Docker: the release binary, built with the same
-# flags, needs nothing beyond glibc (with libstdc++ and libgcc, which debian:bookworm-slim has)
-# and libmicrohttpd; and, copied out of the source tree, it serves a scenarios folder that is
-# elsewhere and passes the image's HEALTHCHECK command.
+# flags, needs nothing beyond glibc (with libstdc++ and libgcc, which debian:bookworm-slim has),
+# libmicrohttpd and libyaml; and, copied out of the source tree, it serves a scenarios folder
+# that is elsewhere and passes the image's HEALTHCHECK command.
 #
 #   scripts/image-check.sh [BINARY]    (default: builds it into .build-bench, as `make bench` does)
 set -euo pipefail
@@ -20,9 +20,9 @@ if [ -z "$binary" ]; then
 fi
 fail() { echo "image-check: FAIL: $*" >&2; exit 1; }
 
-# 1. What the binary links: its own needs are the runtime's basics and libmicrohttpd; everything
-#    else ldd lists must come in through libmicrohttpd (which libmicrohttpd12 installs).
-allowed="libmicrohttpd.so.12 libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 libpthread.so.0 libdl.so.2 librt.so.1"
+# 1. What the binary links: its own needs are the runtime's basics, libmicrohttpd and libyaml;
+#    everything else ldd lists must come in through libmicrohttpd (which libmicrohttpd12 installs).
+allowed="libmicrohttpd.so.12 libyaml-0.so.2 libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 libpthread.so.0 libdl.so.2 librt.so.1"
 needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 for library in $needed; do
     case " $allowed " in *" $library "*) ;; *) fail "the binary needs $library, which the runtime image does not install" ;; esac

@@ -1,5 +1,4 @@
 import MishapEngine
-import Yams
 
 extension FileCompiler {
     static let whenKeys = ["query", "headers", "body", "path", "malformedBody"]
@@ -8,7 +7,7 @@ extension FileCompiler {
 
     /// `when:` is one mapping (every test must hold) or a list of them (any one must hold).
     /// Returns nil after reporting a problem.
-    mutating func compileWhen(_ node: Node, path: PathPattern) -> [Predicate]? {
+    mutating func compileWhen(_ node: YAMLNode, path: PathPattern) -> [Predicate]? {
         if case .sequence = node {
             guard let items = sequence(node, what: "'when'"), !items.isEmpty else {
                 error("'when' as a list needs at least one alternative", at: node)
@@ -20,7 +19,7 @@ extension FileCompiler {
         return compilePredicate(node, path: path).map { [$0] }
     }
 
-    private mutating func compilePredicate(_ node: Node, path: PathPattern) -> Predicate? {
+    private mutating func compilePredicate(_ node: YAMLNode, path: PathPattern) -> Predicate? {
         guard let keyed = mapping(node, allowedKeys: Self.whenKeys, what: "'when'") else { return nil }
         var predicate = Predicate()
         var valid = true
@@ -54,7 +53,7 @@ extension FileCompiler {
     }
 
     /// A value alone means equality, a list means one of, a mapping combines named tests.
-    mutating func compileCondition(_ node: Node) -> Condition? {
+    mutating func compileCondition(_ node: YAMLNode) -> Condition? {
         switch node {
         case .scalar(let scalar):
             if YAMLScalar.isNull(scalar) {
@@ -79,13 +78,10 @@ extension FileCompiler {
                 return nil
             }
             return parts.count == 1 ? parts[0] : .all(parts)
-        case .alias:
-            error("aliases are not supported here", at: node)
-            return nil
         }
     }
 
-    private mutating func compileConditionKey(_ name: String, _ value: Node) -> Condition? {
+    private mutating func compileConditionKey(_ name: String, _ value: YAMLNode) -> Condition? {
         switch name {
         case "equals": return string(value, what: "'equals'").map(Condition.equals)
         case "oneOf": return compileOneOf(value)
@@ -116,7 +112,7 @@ extension FileCompiler {
         }
     }
 
-    private mutating func compileOneOf(_ node: Node) -> Condition? {
+    private mutating func compileOneOf(_ node: YAMLNode) -> Condition? {
         guard let items = sequence(node, what: "'oneOf'") else { return nil }
         var options = Set<String>()
         for item in items {
@@ -126,7 +122,7 @@ extension FileCompiler {
         return .oneOf(options)
     }
 
-    private mutating func nonNegative(_ node: Node, what: String) -> Int? {
+    private mutating func nonNegative(_ node: YAMLNode, what: String) -> Int? {
         guard let value = integer(node, what: what) else { return nil }
         guard value >= 0 else {
             error("\(what) must not be negative", at: node)

@@ -1,5 +1,4 @@
 import MishapEngine
-import Yams
 
 extension FileCompiler {
     static let fileKeys = ["endpoint", "rules", "endpoints"]
@@ -8,7 +7,7 @@ extension FileCompiler {
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
 
     /// A file holds one endpoint (`endpoint:` and `rules:`) or several (`endpoints:`, a list of them).
-    mutating func compileFile(_ root: Node) -> [(Endpoint, Node)] {
+    mutating func compileFile(_ root: YAMLNode) -> [(Endpoint, YAMLNode)] {
         guard let file = mapping(root, allowedKeys: Self.fileKeys, what: "a scenario file") else { return [] }
         if let list = file["endpoints"] {
             if let stray = file.key("endpoint") ?? file.key("rules") {
@@ -23,7 +22,7 @@ extension FileCompiler {
         return compileEndpoint(file, at: root).map { [$0] } ?? []
     }
 
-    private mutating func compileEndpoint(_ keyed: KeyedNodes, at node: Node) -> (Endpoint, Node)? {
+    private mutating func compileEndpoint(_ keyed: KeyedNodes, at node: YAMLNode) -> (Endpoint, YAMLNode)? {
         guard let endpointNode = keyed["endpoint"] else {
             error("missing 'endpoint:' (for example 'endpoint: GET /login')", at: node)
             return nil
@@ -55,11 +54,11 @@ extension FileCompiler {
         if ruleNodes.isEmpty { error("'rules' is empty: an endpoint needs at least one rule", at: rulesNode) }
 
         var rules: [Rule] = []
-        var names: [String: Node] = [:]
+        var names: [String: YAMLNode] = [:]
         for ruleNode in ruleNodes {
             guard let (rule, nameNode) = compileRule(ruleNode, path: path, endpoint: "\(method) \(parts[1])") else { continue }
             if let first = names[rule.name] {
-                error("duplicate rule name '\(shown(rule.name))' (first at \(displayPath):\(first.mark?.line ?? 1):\(first.mark?.column ?? 1))", at: nameNode)
+                error("duplicate rule name '\(shown(rule.name))' (first at \(displayPath):\(first.mark.line):\(first.mark.column))", at: nameNode)
                 continue
             }
             names[rule.name] = nameNode
@@ -68,7 +67,7 @@ extension FileCompiler {
         return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode)), endpointNode)
     }
 
-    private mutating func compileRule(_ node: Node, path: PathPattern, endpoint: String) -> (Rule, Node)? {
+    private mutating func compileRule(_ node: YAMLNode, path: PathPattern, endpoint: String) -> (Rule, YAMLNode)? {
         guard let keyed = mapping(node, allowedKeys: Self.ruleKeys, what: "a rule") else { return nil }
         guard let nameNode = keyed["name"] else {
             error("rule has no 'name:' (names appear in logs and select rules for tests)", at: node)
@@ -108,14 +107,14 @@ extension FileCompiler {
 
     /// What identifies a cycle's state across reloads: its endpoint and its rule's whole
     /// definition, so a rule edited in any way starts its count over.
-    static func stateKey(endpoint: String, rule: Node) -> String {
+    static func stateKey(endpoint: String, rule: YAMLNode) -> String {
         var key = endpoint + "\n"
         canonical(rule, into: &key)
         return key
     }
 
     /// A node's content without its layout (key order, quoting, flow or block style).
-    private static func canonical(_ node: Node, into text: inout String) {
+    private static func canonical(_ node: YAMLNode, into text: inout String) {
         switch node {
         case .scalar(let scalar):
             text += "\(scalar.string.utf8.count):" + scalar.string
@@ -135,12 +134,10 @@ extension FileCompiler {
                 canonical(item, into: &text)
             }
             text += "]"
-        case .alias:
-            text += "*"
         }
     }
 
-    private mutating func compileCycle(_ node: Node, stateKey: String) -> Rule.Action? {
+    private mutating func compileCycle(_ node: YAMLNode, stateKey: String) -> Rule.Action? {
         guard let items = sequence(node, what: "'cycle'") else { return nil }
         guard !items.isEmpty else {
             error("'cycle' is empty: list the responses in order ('pass' falls through to the next rule)", at: node)

@@ -1,11 +1,10 @@
 import MishapEngine
-import Yams
 
 // `{{placeholders}}` in response bodies and header values: the request values they stand for,
 // checked when the file loads and filled in for each request.
 extension FileCompiler {
     /// Splits `text` at its `{{placeholders}}`.
-    mutating func template(_ text: String, escaping: Template.Escaping, at node: Node) -> Template? {
+    mutating func template(_ text: String, escaping: Template.Escaping, at node: YAMLNode) -> Template? {
         guard let parts = placeholderParts(text, at: node) else { return nil }
         return Template(segments: parts.map { part in
             switch part {
@@ -24,7 +23,7 @@ extension FileCompiler {
 
     /// The literal text and placeholders of `text`, in order. One pass over the bytes: the
     /// braces are ASCII, so the text between them is whole UTF-8.
-    mutating func placeholderParts(_ text: String, at node: Node) -> [TextPart]? {
+    mutating func placeholderParts(_ text: String, at node: YAMLNode) -> [TextPart]? {
         let bytes = Array(text.utf8)
         func pair(_ brace: UInt8, from start: Int) -> Int? {
             var index = start
@@ -51,7 +50,7 @@ extension FileCompiler {
         return parts
     }
 
-    private mutating func valueSource(placeholder name: String, at node: Node) -> ValueSource? {
+    private mutating func valueSource(placeholder name: String, at node: YAMLNode) -> ValueSource? {
         let pieces = name.split(separator: ".", maxSplits: 1).map(String.init)
         let root = pieces.first ?? ""
         let rest = pieces.count > 1 ? pieces[1] : ""

@@ -1,6 +1,5 @@
 import MishapEngine
 import MishapSupport
-import Yams
 
 extension FileCompiler {
     static let responseKeys = ["status", "headers", "json", "text", "base64", "file", "contentType",
@@ -18,7 +17,7 @@ extension FileCompiler {
     /// A response: `status` (200 when left out), `headers`, at most one body (`json`: any YAML,
     /// sent as JSON; `text`; `base64`: raw bytes; `file`: a path relative to the scenario file),
     /// and how it is delivered: `delay`, `hang`, `dribble`, `fault`.
-    mutating func compileResponse(_ node: Node) -> ResponseTemplate? {
+    mutating func compileResponse(_ node: YAMLNode) -> ResponseTemplate? {
         guard let keyed = mapping(node, allowedKeys: Self.responseKeys, what: "a response") else { return nil }
         var valid = true
 
@@ -184,8 +183,8 @@ extension FileCompiler {
     /// a `dribble`'s `chunks` and `duration`), each read by its function. Nil, after reporting,
     /// when the mapping or a value is wrong, or a key is missing (reported as `missing`).
     private mutating func bothValues<First, Second>(
-        _ node: Node, keys: (String, String), what: String, missing: String,
-        _ first: (inout FileCompiler, Node) -> First?, _ second: (inout FileCompiler, Node) -> Second?
+        _ node: YAMLNode, keys: (String, String), what: String, missing: String,
+        _ first: (inout FileCompiler, YAMLNode) -> First?, _ second: (inout FileCompiler, YAMLNode) -> Second?
     ) -> (First, Second)? {
         guard let spec = mapping(node, allowedKeys: [keys.0, keys.1], what: what) else { return nil }
         let firstValue = spec[keys.0].flatMap { first(&self, $0) }
@@ -198,7 +197,7 @@ extension FileCompiler {
     }
 
     /// Milliseconds, written as a number (`300`) or with a unit (`300ms`, `1.5s`).
-    mutating func duration(_ node: Node, what: String) -> Int? {
+    mutating func duration(_ node: YAMLNode, what: String) -> Int? {
         guard let text = node.scalar?.string else {
             error("\(what) must be a duration in milliseconds, like 300 or '2s'", at: node)
             return nil
@@ -229,11 +228,11 @@ extension FileCompiler {
     // MARK: JSON bodies
 
     /// Writes a YAML tree as JSON text, with placeholders inside strings escaped at render time.
-    mutating func jsonSegments(_ node: Node) -> [Template.Segment]? {
+    mutating func jsonSegments(_ node: YAMLNode) -> [Template.Segment]? {
         var segments: [Template.Segment] = []
         var valid = true
         func literal(_ text: String) { segments.append(.literal(Array(text.utf8))) }
-        func quoted(_ text: String, at node: Node, _ compiler: inout FileCompiler) {
+        func quoted(_ text: String, at node: YAMLNode, _ compiler: inout FileCompiler) {
             literal("\"")
             guard let parts = compiler.placeholderParts(text, at: node) else { valid = false; return }
             for part in parts {
@@ -248,7 +247,7 @@ extension FileCompiler {
             }
             literal("\"")
         }
-        func write(_ node: Node, _ compiler: inout FileCompiler) {
+        func write(_ node: YAMLNode, _ compiler: inout FileCompiler) {
             switch node {
             case .scalar(let scalar):
                 switch YAMLScalar.resolve(scalar) {
@@ -278,9 +277,6 @@ extension FileCompiler {
                     write(pair.value, &compiler)
                 }
                 literal("}")
-            case .alias:
-                compiler.error("aliases are not supported in JSON bodies", at: node)
-                valid = false
             }
         }
         write(node, &self)

@@ -1,5 +1,4 @@
 import MishapEngine
-import Yams
 
 /// Compiles one scenario file's YAML tree into endpoints, collecting every problem it finds
 /// rather than stopping at the first.
@@ -35,12 +34,12 @@ struct FileCompiler {
 
     // MARK: Reporting
 
-    mutating func error(_ message: String, at node: Node) {
+    mutating func error(_ message: String, at node: YAMLNode) {
         error(message, at: node.mark)
     }
 
-    mutating func error(_ message: String, at mark: Mark?) {
-        let line = max(1, mark?.line ?? 1), column = max(1, mark?.column ?? 1)
+    mutating func error(_ message: String, at mark: YAMLMark) {
+        let line = max(1, mark.line), column = max(1, mark.column)
         guard diagnostics.count < Self.maximumDiagnostics else {
             if let first = unreported {
                 unreported = (first.count + 1, first.line, first.column)
@@ -65,15 +64,15 @@ struct FileCompiler {
         YAMLLimits.shown(String(text))
     }
 
-    func location(_ node: Node) -> String {
-        "\(displayPath):\(node.mark?.line ?? 1)"
+    func location(_ node: YAMLNode) -> String {
+        "\(displayPath):\(node.mark.line)"
     }
 
     // MARK: Reading nodes
 
     /// The pairs of a mapping in order, reporting unknown keys (with a suggestion) and keys that
     /// are not plain strings. Returns nil, after reporting, when `node` is not a mapping.
-    mutating func mapping(_ node: Node, allowedKeys: [String], what: String) -> KeyedNodes? {
+    mutating func mapping(_ node: YAMLNode, allowedKeys: [String], what: String) -> KeyedNodes? {
         guard case .mapping(let mapping) = node else {
             error("\(what) must be a mapping", at: node)
             return nil
@@ -95,12 +94,12 @@ struct FileCompiler {
     }
 
     /// The pairs of a mapping whose keys are free names (headers, query parameters), in order.
-    mutating func namedMapping(_ node: Node, what: String) -> [(name: String, key: Node, value: Node)]? {
+    mutating func namedMapping(_ node: YAMLNode, what: String) -> [(name: String, key: YAMLNode, value: YAMLNode)]? {
         guard case .mapping(let mapping) = node else {
             error("\(what) must be a mapping of names to values", at: node)
             return nil
         }
-        var pairs: [(name: String, key: Node, value: Node)] = []
+        var pairs: [(name: String, key: YAMLNode, value: YAMLNode)] = []
         for (key, value) in mapping {
             guard let name = key.scalar?.string, !name.isEmpty else {
                 error("names in \(what) must be non-empty strings", at: key)
@@ -115,7 +114,7 @@ struct FileCompiler {
         return pairs
     }
 
-    mutating func sequence(_ node: Node, what: String) -> [Node]? {
+    mutating func sequence(_ node: YAMLNode, what: String) -> [YAMLNode]? {
         guard case .sequence(let sequence) = node else {
             error("\(what) must be a list", at: node)
             return nil
@@ -124,7 +123,7 @@ struct FileCompiler {
     }
 
     /// A scalar's text, whatever it looks like (`17` reads as "17").
-    mutating func string(_ node: Node, what: String) -> String? {
+    mutating func string(_ node: YAMLNode, what: String) -> String? {
         guard let scalar = node.scalar else {
             error("\(what) must be a single value, not a \(node.kindName)", at: node)
             return nil
@@ -132,7 +131,7 @@ struct FileCompiler {
         return scalar.string
     }
 
-    mutating func integer(_ node: Node, what: String) -> Int? {
+    mutating func integer(_ node: YAMLNode, what: String) -> Int? {
         guard let scalar = node.scalar, let value = Int(scalar.string) else {
             error("\(what) must be a whole number", at: node)
             return nil
@@ -142,7 +141,7 @@ struct FileCompiler {
 
     /// A whole number within `range`; otherwise a problem saying "WHAT must be EXPECTED", for a
     /// number too large to hold as well.
-    mutating func integer(_ node: Node, what: String, in range: ClosedRange<Int>, expected: String) -> Int? {
+    mutating func integer(_ node: YAMLNode, what: String, in range: ClosedRange<Int>, expected: String) -> Int? {
         guard let scalar = node.scalar, Self.isWholeNumber(scalar.string) else {
             error("\(what) must be a whole number", at: node)
             return nil
@@ -160,7 +159,7 @@ struct FileCompiler {
         return !digits.isEmpty && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    mutating func boolean(_ node: Node, what: String) -> Bool? {
+    mutating func boolean(_ node: YAMLNode, what: String) -> Bool? {
         guard let scalar = node.scalar, let value = YAMLScalar.boolean(scalar) else {
             error("\(what) must be true or false", at: node)
             return nil
@@ -169,14 +168,13 @@ struct FileCompiler {
     }
 }
 
-extension Node {
-    /// What the node is, as messages name it: a value, a mapping, a list or an alias.
+extension YAMLNode {
+    /// What the node is, as messages name it: a value, a mapping or a list.
     var kindName: String {
         switch self {
         case .scalar: return "value"
         case .mapping: return "mapping"
         case .sequence: return "list"
-        case .alias: return "alias"
         }
     }
 }

@@ -1,5 +1,4 @@
 import MishapEngine
-import Yams
 import MishapSupport
 
 /// Loads scenario files (YAML, or JSON, which is YAML too) and compiles them, reporting every
@@ -77,13 +76,11 @@ public enum ScenarioLoader {
                                                       message: violation.message))
                 continue
             }
-            let root: Node?
+            let root: YAMLNode?
             do {
-                // The basic resolver tags nothing: scalars are typed by YAMLScalar, and the default one
-                // compiles regular expressions on first use, a large part of startup.
-                root = try Yams.compose(yaml: source.text, .basic)
+                root = try YAMLComposer.compose(source.text)
             } catch {
-                diagnostics.append(yamlDiagnostic(error, file: source.display))
+                diagnostics.append(yamlDiagnostic(error, text: source.text, file: source.display))
                 continue
             }
             guard let root else { continue }
@@ -93,7 +90,7 @@ public enum ScenarioLoader {
                     compiler.error("endpoint '\(key)' is already declared at \(first)", at: node)
                     continue
                 }
-                declared[key] = "\(source.display):\(node.mark?.line ?? 1):\(node.mark?.column ?? 1)"
+                declared[key] = "\(source.display):\(node.mark.line):\(node.mark.column)"
                 endpoints.append(endpoint)
             }
             counters.merge(compiler.cycleCounters) { first, _ in first }
@@ -125,42 +122,36 @@ public enum ScenarioLoader {
         return ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
     }
 
-    /// A YAML syntax error, located (line and column at least 1, whatever the parser says).
-    static func yamlDiagnostic(_ error: any Error, file: String) -> ScenarioDiagnostic {
+    /// A YAML error of `text`, located (line and column at least 1, whatever the parser says).
+    static func yamlDiagnostic(_ error: YAMLError, text: String, file: String) -> ScenarioDiagnostic {
         func located(_ line: Int, _ column: Int, _ message: String) -> ScenarioDiagnostic {
             ScenarioDiagnostic(file: file, line: max(1, line), column: max(1, column),
                                message: message.isEmpty ? "YAML syntax error" : message)
         }
-        guard let yamlError = error as? YamlError else {
-            return located(1, 1, "\(error)")
-        }
-        switch yamlError {
-        case .scanner(let context, let problem, let mark, let yaml),
-             .parser(let context, let problem, let mark, let yaml),
-             .composer(let context, let problem, let mark, let yaml):
+        switch error {
+        case .scanner(let problem, let mark, let context),
+             .parser(let problem, let mark, let context),
+             .composer(let problem, let mark, let context):
             // At the end of a text without a final line break, libyaml counts one line more
             // than there is; the problem is at the end of the last line.
-            let end = YAMLLimits.end(of: yaml)
+            let end = YAMLLimits.end(of: text)
             let (line, column) = mark.line > end.line ? (end.line, end.column) : (mark.line, mark.column)
-            // libyaml has a nesting limit of its own, above `YAMLLimits.maximumDepth`, that it
-            // may reach while looking ahead, before the limit is checked.
+            // libyaml releases after 0.2.5 have a nesting limit of their own, above
+            // `YAMLLimits.maximumDepth`, that they may reach while looking ahead, before the
+            // limit is checked.
             if problem.hasPrefix("Maximum nesting level reached") {
                 return located(line, column, YAMLLimits.depthMessage)
             }
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return located(line, column, "YAML syntax: \(detail)")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return located(context.mark.line, context.mark.column,
+        case .duplicatedKeys(let duplicates, let mark):
+            return located(mark.line, mark.column,
                 "duplicate key \(duplicates.map { "'\(YAMLLimits.shown($0))'" }.joined(separator: ", ")) in one mapping")
-        case .reader(let problem, let offset, _, let yaml):
-            // The offset counts characters from the start of the text.
-            guard let offset, let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else {
-                return located(1, 1, "YAML: \(problem)")
-            }
-            let place = YAMLLimits.location(ofByte: yaml.utf8.distance(from: yaml.utf8.startIndex, to: index), in: yaml)
+        case .reader(let problem, let offset, _):
+            let place = YAMLLimits.location(ofByte: offset, in: text)
             return located(place.line, place.column, "YAML: \(problem)")
-        default:
-            return located(1, 1, "YAML: \(yamlError)")
+        case .memory:
+            return located(1, 1, "YAML: Memory error")
         }
     }
 

@@ -1,15 +1,12 @@
-// libyaml's event parser, which Yams is built on: reading the events alone, without building a
-// tree, is how a file's cost is measured before Yams composes it.
-import CYaml
-
 /// Limits a scenario file must stay within before it is composed into a tree, so that no file,
-/// however written, can exhaust the stack, the memory or the time of whoever loads it.
+/// however written, can exhaust the stack, the memory or the time of whoever loads it. They
+/// are measured on libyaml's events alone, without building a tree.
 ///
 /// Composing and compiling are linear in a file's size except in two ways, both bounded here:
-/// nesting (the composer and the compiler recurse once per level) and aliases (`*name` stands
-/// for the whole node anchored as `&name`, so ten levels of ten aliases each stand for ten
-/// billion values, although the tree shares them: every walk over it visits them all, and so
-/// does hashing a mapping's keys while composing).
+/// nesting (comparing keys while composing, the compiler and freeing the tree recurse once per
+/// level) and aliases (`*name` stands for the whole node anchored as `&name`, so ten levels of
+/// ten aliases each stand for ten billion values, although the tree shares them: every walk
+/// over it visits them all, and so does hashing a mapping's keys while composing).
 enum YAMLLimits {
     /// The largest scenario file read, in bytes.
     static let maximumFileSize = 16 * 1024 * 1024
@@ -37,11 +34,7 @@ enum YAMLLimits {
             return Violation(line: 1, column: 1,
                              message: "the file is \(size) bytes; a scenario file may be at most \(maximumFileSize / (1024 * 1024)) MiB (\(maximumFileSize) bytes)")
         }
-        if let result = text.utf8.withContiguousStorageIfAvailable({ scan($0, text: text) }) {
-            return result
-        }
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBufferPointer { scan($0, text: text) }
+        return YAMLEventParser.parse(text, readsScalars: false) { parser in scan(&parser, text: text) }
     }
 
     /// A collection being read: what the running count was when it started, its anchor, how
@@ -61,13 +54,7 @@ enum YAMLLimits {
         var height: Int
     }
 
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, text: String) -> Violation? {
-        var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else { return nil }
-        defer { yaml_parser_delete(&parser) }
-        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
-        yaml_parser_set_input_string(&parser, bytes.baseAddress, bytes.count)
-
+    private static func scan(_ parser: inout YAMLEventParser, text: String) -> Violation? {
         var stack: [Open] = []
         // Nodes of the document as composed, each alias counted at the size of what it stands for.
         var composed = 0
@@ -75,9 +62,6 @@ enum YAMLLimits {
         var repeated = 0
         var anchored: [String: Anchored] = [:]
 
-        func anchor(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
-            pointer.map { String(cString: $0) }
-        }
         /// Records a complete node: what its anchor stands for, and its cost when it is a key.
         func finish(size: Int, height: Int, anchor: String?) -> Bool {
             if let anchor { anchored[anchor] = Anchored(size: size, height: height) }
@@ -93,26 +77,25 @@ enum YAMLLimits {
         }
 
         while true {
-            var event = yaml_event_t()
-            guard yaml_parser_parse(&parser, &event) == 1 else {
-                guard parser.error == YAML_READER_ERROR else { return nil }
-                let place = location(ofByte: Int(parser.problem_offset), in: text)
-                let character = parser.problem_value >= 0 ? " (U+\(hex(parser.problem_value)))" : ""
-                let problem = parser.problem.map { String(cString: $0) } ?? "unreadable text"
-                return Violation(line: place.line, column: place.column, message: "YAML: \(problem)\(character)")
+            let event: YAMLEvent
+            do {
+                event = try parser.next()
+            } catch {
+                guard case .reader(let problem, let offset, let value) = error else { return nil }
+                let place = location(ofByte: offset, in: text)
+                let character = value >= 0 ? " (U+\(hex(value)))" : ""
+                return Violation(line: place.line, column: place.column, message: "YAML: \(problem.isEmpty ? "unreadable text" : problem)\(character)")
             }
-            defer { yaml_event_delete(&event) }
-            let line = Int(event.start_mark.line) + 1
-            let column = Int(event.start_mark.column) + 1
+            let line = event.mark.line
+            let column = event.mark.column
 
-            switch event.type {
-            case YAML_SCALAR_EVENT:
+            switch event.kind {
+            case .scalar(_, _, _, let anchor):
                 composed += 1
-                if !finish(size: 1, height: 0, anchor: anchor(event.data.scalar.anchor)) {
+                if !finish(size: 1, height: 0, anchor: anchor) {
                     return keyViolation(line: line, column: column)
                 }
-            case YAML_ALIAS_EVENT:
-                let name = anchor(event.data.alias.anchor) ?? ""
+            case .alias(let name):
                 // An undefined alias is the composer's to report.
                 let target = anchored[name] ?? Anchored(size: 1, height: 0)
                 composed += target.size
@@ -130,23 +113,23 @@ enum YAMLLimits {
                 if !finish(size: target.size, height: target.height, anchor: nil) {
                     return keyViolation(line: line, column: column)
                 }
-            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            case .sequenceStart(let anchor, _), .mappingStart(let anchor, _):
                 guard stack.count < maximumDepth else {
                     return Violation(line: line, column: column, message: depthMessage)
                 }
-                let isMapping = event.type == YAML_MAPPING_START_EVENT
-                let name = isMapping ? anchor(event.data.mapping_start.anchor) : anchor(event.data.sequence_start.anchor)
-                stack.append(Open(start: composed, anchor: name, isMapping: isMapping))
+                let isMapping: Bool
+                if case .mappingStart = event.kind { isMapping = true } else { isMapping = false }
+                stack.append(Open(start: composed, anchor: anchor, isMapping: isMapping))
                 composed += 1
-            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            case .sequenceEnd, .mappingEnd:
                 guard let open = stack.popLast() else { return nil }
                 if !finish(size: composed - open.start, height: open.height + 1, anchor: open.anchor) {
                     return keyViolation(line: line, column: column)
                 }
-            case YAML_DOCUMENT_END_EVENT, YAML_STREAM_END_EVENT:
+            case .documentEnd, .streamEnd:
                 // A second document is the composer's to report; only the first is composed.
                 return nil
-            default:
+            case .streamStart, .documentStart:
                 break
             }
         }

@@ -1,26 +1,24 @@
-import Yams
-
 /// How plain YAML scalars read as JSON values (the YAML 1.2 core schema, which JSON shares).
 enum YAMLScalar {
     enum Value {
         case null, bool(Bool), number(String), string(String)
     }
 
-    static func boolean(_ scalar: Node.Scalar) -> Bool? {
+    static func boolean(_ scalar: YAMLNode.Scalar) -> Bool? {
         guard case .bool(let value) = resolve(scalar) else { return nil }
         return value
     }
 
-    static func isNull(_ scalar: Node.Scalar) -> Bool {
+    static func isNull(_ scalar: YAMLNode.Scalar) -> Bool {
         if case .null = resolve(scalar) { return true }
         return false
     }
 
     /// Quoted scalars and those tagged `!!str` are strings; plain ones may be null, booleans or numbers.
-    static func resolve(_ scalar: Node.Scalar) -> Value {
+    static func resolve(_ scalar: YAMLNode.Scalar) -> Value {
         let text = scalar.string
-        let tag = scalar.tag.rawValue
-        if tag == Tag.Name.str.rawValue || (scalar.style != .plain && scalar.style != .any) || (!tag.isEmpty && tag != "?") {
+        let tag = scalar.tag
+        if tag == YAMLNode.Scalar.stringTag || scalar.style != .plain || (!tag.isEmpty && tag != "?") {
             return .string(text)
         }
         switch text {
