@@ -96,7 +96,7 @@ let package = Package(
             path: "Tests/MishapTestSupport"
         ),
 
-        .testTarget(name: "MishapSupportTests", dependencies: ["MishapSupport"]),
+        .testTarget(name: "MishapSupportTests", dependencies: ["MishapSupport", "MishapTestSupport"]),
         .testTarget(name: "MishapPatternTests", dependencies: ["MishapPattern", "MishapTestSupport"]),
         .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapTestSupport"]),
         .testTarget(

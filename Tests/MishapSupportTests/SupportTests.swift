@@ -1,5 +1,6 @@
 import Foundation
 import MishapSupport
+import MishapTestSupport
 import Testing
 
 @Suite struct JSONEscapingTests {
@@ -61,15 +62,9 @@ import Testing
 }
 
 @Suite struct POSIXTests {
-    /// A folder of its own under the system's temporary folder.
-    static func makeFolder() -> String {
-        var template = Array("/tmp/mishap-support-XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }
-
     @Test func filesAreReplacedWholeAndListed() throws {
-        let folder = Self.makeFolder()
-        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         #expect(FileSystem.replaceContents(of: folder + "/a.txt", with: "one\n"))
         #expect(FileSystem.replaceContents(of: folder + "/a.txt", with: "two\n"))
         #expect(FileSystem.readText(folder + "/a.txt") == "two\n")
@@ -108,8 +103,8 @@ import Testing
 
     #if os(Linux)
     @Test func folderEventsAreNoticed() throws {
-        let folder = Self.makeFolder()
-        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let events = try #require(FileEvents())
         events.watch(folder: folder)
         #expect(FileSystem.replaceContents(of: folder + "/new.yaml", with: "x"))
