@@ -54,21 +54,27 @@ import Testing
             (server.stop(grace: .seconds(10)), .now)
         }
 
-        // Stop has begun once the server forgets its port; the listening socket closes right after.
-        #expect(await eventually { server.port == nil })
-        var refusal: Int32?
-        let refused = try await eventually(within: .milliseconds(500)) {
-            do {
-                _ = try RawHTTPConnection(port: port, timeoutSeconds: 1)
-                return false
-            } catch let failure as RawHTTPConnection.Failure {
-                refusal = failure.errno
-                return true
+        // Stop has begun once the server forgets its port; new connections are refused right
+        // after. Probed on a thread of its own, so a busy cooperative pool cannot delay it.
+        let probe = try await onOwnThread { () -> (began: Bool, refusal: Int32?, at: ContinuousClock.Instant) in
+            let deadline = ContinuousClock.now + .seconds(2)
+            while server.port != nil && ContinuousClock.now < deadline { usleep(2_000) }
+            let began = server.port == nil
+            let until = ContinuousClock.now + .milliseconds(500)
+            while ContinuousClock.now < until {
+                do {
+                    _ = try RawHTTPConnection(port: port, timeoutSeconds: 1)
+                    usleep(5_000)
+                } catch let failure as RawHTTPConnection.Failure {
+                    return (began, failure.errno, .now)
+                }
             }
+            return (began, nil, .now)
         }
-        let refusedAt = ContinuousClock.now
-        #expect(refused)
-        #expect(refusal == ECONNREFUSED)
+        let refusedAt = probe.at
+        #expect(probe.began)
+        #expect(probe.refusal != nil)
+        #expect(probe.refusal == ECONNREFUSED)
 
         let (answer, answeredAt) = try await response
         let (cut, stoppedAt) = try await stopped
