@@ -3,7 +3,7 @@ import MishapTestSupport
 import Testing
 
 /// `mishap validate`, `mishap routes`, help and argument errors, run as a real process.
-@Suite("mishap command line")
+@Suite("mishap command line", .onBlockingThreads)
 struct CLITests {
     static let userNameRules = SeedRules.userName
     static let loginRules = SeedRules.login

@@ -9,7 +9,7 @@ import Glibc
 /// `--port-file`, reloading on SIGHUP and on edits, the grace period on SIGTERM, the admin API
 /// and JSON logs. Serialized: several tests measure time (the one-second reload bound), and a
 /// 2-core machine running them side by side would measure the machine instead.
-@Suite("mishap daemon", .serialized)
+@Suite("mishap daemon", .serialized, .onBlockingThreads)
 struct DaemonTests {
     // MARK: Helpers
 

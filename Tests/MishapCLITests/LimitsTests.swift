@@ -7,7 +7,7 @@ import Glibc
 
 /// Security defaults and connection limits of the real `mishap` binary: the admin token, the
 /// admin API for clients on other machines, `--connection-limit` and `--connection-timeout`.
-@Suite("mishap limits and admin token")
+@Suite("mishap limits and admin token", .onBlockingThreads)
 struct LimitsTests {
     /// This machine's first IPv4 address that is not loopback (a client connecting to it is
     /// "another machine" to the server), or nil when it has none.

@@ -8,7 +8,7 @@ import Glibc
 /// `mishap serve` as a real process: startup line, answers, signals, startup failures.
 struct NotListening: Error {}
 
-@Suite("mishap serve")
+@Suite("mishap serve", .onBlockingThreads)
 struct ServeTests {
     static let curl = "/usr/bin/curl"
 

@@ -7,7 +7,7 @@ import Glibc
 
 /// `mishap validate` on mutated and pathological scenario files: it always exits 0 or 1, in
 /// time, and prints every problem as `file:line:column: message`.
-@Suite("mishap validate fuzzing")
+@Suite("mishap validate fuzzing", .onBlockingThreads)
 struct ValidateFuzzTests {
     /// The corpus's mutations, with paths of body files among the values.
     static let mutator = ScenarioMutator(scalars: ScenarioMutator.standardScalars + ScenarioMutator.fileScalars)

@@ -4,7 +4,7 @@ import Testing
 
 /// The `maintenance` cycle under concurrent clients: one counter per rule, shared by every server
 /// thread, with no request lost or counted twice.
-@Suite struct ConcurrencyTests {
+@Suite(.onBlockingThreads) struct ConcurrencyTests {
     static let maintenance = "/isUserNameAvailable?userName=maintenance"
 
     /// Sends `tasks` × `requestsPerTask` maintenance checks, the tasks concurrently and each

@@ -8,7 +8,7 @@ import Testing
 /// Every kind of answer under each event loop libmicrohttpd offers: epoll (the default on
 /// Linux) and poll, the portable loop other platforms get. Raw sockets, so what is checked is
 /// what goes over the wire.
-@Suite struct EventLoopTests {
+@Suite(.onBlockingThreads) struct EventLoopTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /loop

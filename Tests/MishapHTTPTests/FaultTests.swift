@@ -10,7 +10,7 @@ import Testing
 
 /// The transport faults of the failure catalogue, as a client sees them: on a raw socket, byte
 /// by byte, and through URLSession, as the error code it reports.
-@Suite struct FaultTests {
+@Suite(.onBlockingThreads) struct FaultTests {
     /// A fault trigger, the `URLError.Code` swift-corelibs-foundation reports for it, and the
     /// libcurl message it carries, as observed on Linux (Swift 6.3, libcurl underneath).
     struct ObservedFault: Sendable, CustomTestStringConvertible {

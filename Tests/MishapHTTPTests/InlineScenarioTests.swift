@@ -3,7 +3,7 @@ import MishapTestSupport
 import Testing
 
 /// Scenario features the default scenarios do not use, from inline YAML, checked on the wire.
-@Suite struct InlineScenarioTests {
+@Suite(.onBlockingThreads) struct InlineScenarioTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /users/{id}

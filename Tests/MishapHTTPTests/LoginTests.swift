@@ -3,7 +3,7 @@ import MishapTestSupport
 import Testing
 
 /// `POST /login`: every case of `scenarios/login.yaml`, with JSON and form bodies.
-@Suite struct LoginTests {
+@Suite(.onBlockingThreads) struct LoginTests {
     static let formContentType = "application/x-www-form-urlencoded"
 
     /// Posts `fields` as JSON.

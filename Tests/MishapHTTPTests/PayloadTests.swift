@@ -7,7 +7,7 @@ import Testing
 
 /// The malformed payloads of the failure catalogue: each arrives as a successful response that a
 /// client's decoding must reject.
-@Suite struct PayloadTests {
+@Suite(.onBlockingThreads) struct PayloadTests {
     /// What the app decodes from `/isUserNameAvailable`.
     struct Availability: Decodable {
         let isAvailable: Bool

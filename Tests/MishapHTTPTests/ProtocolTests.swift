@@ -4,7 +4,7 @@ import Testing
 import MishapHTTP
 
 /// HTTP as the seed server speaks it: HEAD, 404s, Date, keep-alive, body limits, safe placeholders.
-@Suite struct ProtocolTests {
+@Suite(.onBlockingThreads) struct ProtocolTests {
     // MARK: HEAD
 
     @Test(arguments: [

@@ -9,7 +9,7 @@ import Testing
 
 /// `X-Mishap-Session` (a cycle position per session) and `X-Mishap-Rule` (answering with a named
 /// rule), with their default and custom header names.
-@Suite struct SessionTests {
+@Suite(.onBlockingThreads) struct SessionTests {
     static let maintenance = "/isUserNameAvailable?userName=maintenance"
 
     func maintenanceStatus(_ server: TestServer, session: String?, header: String = "X-Mishap-Session") async throws -> Int {
@@ -205,7 +205,7 @@ import Testing
 }
 
 /// `chance` draws from the seeded random source: a seed repeats the sequence.
-@Suite struct ChanceTests {
+@Suite(.onBlockingThreads) struct ChanceTests {
     static let flaky = "/isUserNameAvailable?userName=flaky"
 
     @Test func aSeedRepeatsTheFlakySequence() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import MishapTestSupport
 import Testing
 
-@Suite struct SmokeTests {
+@Suite(.onBlockingThreads) struct SmokeTests {
     @Test func answersAnAvailableName() async throws {
         let server = try TestServer()
         let response = try await server.send("GET", "/isUserNameAvailable?userName=someone")

@@ -6,7 +6,7 @@ import MishapTestSupport
 import Testing
 
 /// The status-code failures of the catalogue, on both endpoints, as URLSession reports them.
-@Suite struct StatusFailureTests {
+@Suite(.onBlockingThreads) struct StatusFailureTests {
     /// Reads an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
     static func httpDate(_ text: String) -> Date? {
         let formatter = DateFormatter()

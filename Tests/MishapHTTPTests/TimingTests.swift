@@ -13,7 +13,7 @@ import Testing
 
 /// `delay`, `hang` and `dribble` on the wire: when the answer arrives, and that waiting never
 /// blocks the server.
-@Suite struct TimingTests {
+@Suite(.onBlockingThreads) struct TimingTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /fixed
@@ -361,7 +361,7 @@ import Testing
 }
 
 /// A thousand delayed requests held at once, while other requests are answered at once.
-@Suite(.serialized) struct DelayedConcurrencyTests {
+@Suite(.serialized, .onBlockingThreads) struct DelayedConcurrencyTests {
     struct Report: Sendable {
         var connectAndSend: Duration = .zero
         var fast: [(status: Int, elapsed: Duration)] = []

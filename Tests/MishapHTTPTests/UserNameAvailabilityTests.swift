@@ -3,7 +3,7 @@ import MishapTestSupport
 import Testing
 
 /// `GET /isUserNameAvailable`, one test per row of seed-server.md, against the default scenarios.
-@Suite struct UserNameAvailabilityTests {
+@Suite(.onBlockingThreads) struct UserNameAvailabilityTests {
     /// Asks about `name`, percent-encoding it.
     func check(_ name: String, on server: TestServer) async throws -> ClientResponse {
         try await server.send("GET", "/isUserNameAvailable?userName=\(name.queryEncoded)")
@@ -146,7 +146,7 @@ import Testing
     }
 }
 
-@Suite struct QueryDecodingTests {
+@Suite(.onBlockingThreads) struct QueryDecodingTests {
     @Test func anEncodedNulDoesNotCutTheValueShort() async throws {
         let server = try TestServer()
         let response = try await server.send("GET", "/isUserNameAvailable?userName=abcd%00efg")

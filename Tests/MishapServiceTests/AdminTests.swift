@@ -7,7 +7,7 @@ import Testing
 
 /// The admin API's answers besides the journal: errors, the loopback rule, turning it off, and
 /// `GET /__mishap/scenarios`.
-@Suite struct AdminTests {
+@Suite(.onBlockingThreads) struct AdminTests {
     static let yaml = """
         endpoint: GET /hello
         rules:

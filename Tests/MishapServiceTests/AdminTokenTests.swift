@@ -6,7 +6,7 @@ import Testing
 
 /// `adminToken`: every admin call must present it, over real sockets, and with it clients on
 /// other machines may call too; the scenarios themselves never need it.
-@Suite struct AdminTokenTests {
+@Suite(.onBlockingThreads) struct AdminTokenTests {
     static let yaml = """
         endpoint: GET /hello
         rules:

@@ -9,7 +9,7 @@ import Testing
 
 /// `HTTPServer.stop(grace:)` with the service answering: requests in flight may finish, new
 /// connections are refused, the grace period is a bound, and hanging requests do not hold it.
-@Suite struct GracefulStopTests {
+@Suite(.onBlockingThreads) struct GracefulStopTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /slow

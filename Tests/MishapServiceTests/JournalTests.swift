@@ -5,7 +5,7 @@ import MishapTestSupport
 import Testing
 
 /// `GET /__mishap/requests`: what the journal records of each request, its filters, its bound.
-@Suite struct JournalTests {
+@Suite(.onBlockingThreads) struct JournalTests {
     static let yaml = """
         endpoints:
           - endpoint: POST /items

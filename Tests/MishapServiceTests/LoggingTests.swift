@@ -6,7 +6,7 @@ import Testing
 
 /// `LineLogHandler` (one line per message, text or JSON) and the request log the service
 /// writes through it.
-@Suite struct LoggingTests {
+@Suite(.onBlockingThreads) struct LoggingTests {
     func logger(_ pipe: LogPipe, _ format: LineLogHandler.Format, level: Logger.Level = .info, label: String = "test") -> Logger {
         let descriptor = pipe.writeEnd
         return Logger(label: label) { label in LineLogHandler(label: label, level: level, format: format, descriptor: descriptor) }

@@ -6,7 +6,7 @@ import Testing
 
 /// Reloading: scenarios swapped whole, unchanged cycles keeping their places, broken scenarios
 /// refused with located problems while the old ones keep answering.
-@Suite struct ReloadTests {
+@Suite(.onBlockingThreads) struct ReloadTests {
     static func yaml(lastStep: String = "three", extra: String = "") -> String {
         """
         endpoints:

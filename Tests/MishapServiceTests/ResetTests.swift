@@ -5,7 +5,7 @@ import Testing
 
 /// `POST /__mishap/reset`: cycles start over and the journal empties, for everyone or for one
 /// session.
-@Suite struct ResetTests {
+@Suite(.onBlockingThreads) struct ResetTests {
     static let yaml = """
         endpoint: GET /m
         rules:

@@ -1,9 +1,10 @@
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// `POST /login` of the default scenarios, as the login screens of seeds 000 and 001 use it:
 /// success `{"user_id","token"}`, failures `{"error_message"}`.
-@Suite struct LoginTests {
+@Suite(.onBlockingThreads) struct LoginTests {
     static let john = LoginResponse(userID: "123", token: "c7d83mdla_3ms")
 
     /// The right email and password sign in with a token.

@@ -1,9 +1,10 @@
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// One server shared by tests running at once: each session has its own maintenance cycle,
 /// journal and retry checks, so no test sees another's requests.
-@Suite struct ParallelSessionTests {
+@Suite(.onBlockingThreads) struct ParallelSessionTests {
     /// One server for every case of `eachTestCaseSeesItsOwnCycle`, started by the first to run;
     /// it serves until the test process ends.
     static let shared: RunningMishap = try! Mishap.start(scenarios: quickMaintenance)

@@ -1,9 +1,10 @@
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// 200 answers the client cannot decode. Seed 002 tells the user to update the app; retrying
 /// would get the same body, so the client does not.
-@Suite struct PayloadTests {
+@Suite(.onBlockingThreads) struct PayloadTests {
     /// `illegalresponse` answers `{"isAvailable":false}` without `userName`: `.decoding`.
     @Test func illegalResponseIsADecodingError() async throws {
         try await Mishap.withServer(scenarios: defaultScenarios) { mishap in

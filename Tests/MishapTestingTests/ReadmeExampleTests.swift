@@ -3,11 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// The example of the README's "Using Mishap in Swift tests", word for word: if it stops
 /// working, this fails.
-@Suite("README example")
+@Suite("README example", .onBlockingThreads)
 struct ReadmeExampleTests {
     @Test func retriesMaintenanceAsTheServerAsks() async throws {
         let scenarios = """

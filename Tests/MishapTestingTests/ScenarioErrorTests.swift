@@ -1,8 +1,9 @@
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// Scenarios with mistakes are refused with the place of each, as `file:line:column: message`.
-@Suite struct ScenarioErrorTests {
+@Suite(.onBlockingThreads) struct ScenarioErrorTests {
     /// A misspelt method stops the server from starting, pointing at line 1, column 11 of the inline text.
     @Test func misspeltMethodIsReportedWithItsPlace() throws {
         let error = #expect(throws: ScenarioError.self) {

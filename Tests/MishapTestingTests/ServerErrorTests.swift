@@ -3,11 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// Server errors: which the client retries, how long it waits, and the server's proof that it
 /// waited as told (`mishap.retries`).
-@Suite struct ServerErrorTests {
+@Suite(.onBlockingThreads) struct ServerErrorTests {
     static let maintenanceReason = "Temporarily unavailable for maintenance"
 
     /// `servererror` is a 500 without `Retry-After`: reported at once, never retried.

@@ -1,8 +1,9 @@
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// Stopping a server never waits for the requests it is holding.
-@Suite struct StopTests {
+@Suite(.onBlockingThreads) struct StopTests {
     /// With a `timeout` request hanging, `stop()` returns within a second and the client gets a transport error.
     @Test func stopWithAHangingRequestReturnsAtOnce() async throws {
         let mishap = try Mishap.start(scenarios: defaultScenarios)

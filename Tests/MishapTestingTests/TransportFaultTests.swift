@@ -3,11 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// The transport faults of the failure catalogue: the client gets no usable answer and reports
 /// `.transport` with URLSession's code, on both endpoints, without retrying.
-@Suite struct TransportFaultTests {
+@Suite(.onBlockingThreads) struct TransportFaultTests {
     /// A trigger (a user name, or the local part of a login email) and the codes URLSession may
     /// report for it: first the one observed with swift-corelibs-foundation on Linux (README),
     /// then the names Apple's URLSession may use for the same failure.

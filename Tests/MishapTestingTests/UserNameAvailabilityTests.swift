@@ -1,9 +1,10 @@
 import MishapTesting
+import MishapTestSupport
 import Testing
 
 /// `GET /isUserNameAvailable` of the default scenarios, row by row, as the seed's sign-up form
 /// sees it: an answer, or a validation error whose reason is shown under the field.
-@Suite struct UserNameAvailabilityTests {
+@Suite(.onBlockingThreads) struct UserNameAvailabilityTests {
     /// Each 400 row becomes `.validation` with the server's reason, word for word, and is not retried.
     @Test(arguments: [
         ("", "Username must not be empty"),

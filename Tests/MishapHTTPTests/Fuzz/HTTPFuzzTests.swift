@@ -14,7 +14,7 @@ import Testing
 /// The cases come from a seeded generator: `MISHAP_FUZZ_SEED` picks the seed (default fixed),
 /// `MISHAP_FUZZ_CASES` their number, `MISHAP_FUZZ_CASE` runs one case alone. A failure names
 /// the seed and the case.
-@Suite struct HTTPFuzzTests {
+@Suite(.onBlockingThreads) struct HTTPFuzzTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /echo
