@@ -83,7 +83,10 @@ public enum ScenarioLoader {
                 diagnostics.append(yamlDiagnostic(error, text: source.text, file: source.display))
                 continue
             }
-            guard let root else { continue }
+            guard let root else {
+                diagnostics.append(emptyFileDiagnostic(source.text, file: source.display))
+                continue
+            }
             for (endpoint, node) in compiler.compileFile(root) {
                 let key = "\(endpoint.method) \(endpoint.path)"
                 if let first = declared[key] {
@@ -120,6 +123,18 @@ public enum ScenarioLoader {
             })
         }
         return ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
+    }
+
+    /// The problem of a file with no YAML document: refused as a file of only `---` is, so one
+    /// caught empty while it is written (or truncated by mistake) does not load as no endpoints.
+    static func emptyFileDiagnostic(_ text: String, file: String) -> ScenarioDiagnostic {
+        let onlyComments = text.split(whereSeparator: \.isNewline).allSatisfy { line in
+            let content = line.drop(while: \.isWhitespace)
+            return content.isEmpty || content.hasPrefix("#")
+        }
+        let what = text.isEmpty ? "is empty (0 bytes)"
+            : onlyComments ? "holds only comments and blank lines" : "holds no YAML document"
+        return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "a scenario file must be a mapping; this one \(what)")
     }
 
     /// A YAML error of `text`, located (line and column at least 1, whatever the parser says).

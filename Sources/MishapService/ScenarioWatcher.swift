@@ -3,15 +3,21 @@ import MishapSupport
 import Synchronization
 
 /// Calls back when anything under a scenarios folder changes: a file written, added, removed
-/// or renamed, in any sub-folder (`files/` included). It uses inotify, and polls once a
-/// `pollInterval` when inotify is unavailable. Bursts of changes (an editor saving through a
-/// temporary file) are reported once, after `settle` of quiet.
+/// or renamed, in any sub-folder (`files/` included), and the folder or a sub-folder replaced
+/// whole (removed and copied back, another moved into place, a symbolic link to it retargeted,
+/// as Kubernetes updates a ConfigMap volume). It uses inotify (`FolderWatches` keeps the
+/// watches on the folders the paths name now), and polls once a `pollInterval` when inotify is
+/// unavailable. Bursts of changes (an editor saving through a temporary file) are reported
+/// once, after `settle` of quiet.
 public final class ScenarioWatcher: @unchecked Sendable {
     public enum Mechanism: Sendable { case inotify, polling }
 
     public let directory: String
     public let settle: Duration
     public let pollInterval: Duration
+    /// With inotify, how often the folders are walked again when nothing is reported, so a
+    /// replacement no event told of (above the folder watched) is still picked up; nil: never.
+    public let rearmInterval: Duration?
     private let onChange: @Sendable () -> Void
     private let logger: Logger
 
@@ -22,10 +28,12 @@ public final class ScenarioWatcher: @unchecked Sendable {
     public private(set) var mechanism: Mechanism = .polling
 
     public init(directory: String, settle: Duration = .milliseconds(100), pollInterval: Duration = .milliseconds(500),
-                logger: Logger = Logger(label: "mishap.watch"), onChange: @escaping @Sendable () -> Void) {
+                rearmInterval: Duration? = .seconds(2), logger: Logger = Logger(label: "mishap.watch"),
+                onChange: @escaping @Sendable () -> Void) {
         self.directory = directory
         self.settle = settle
         self.pollInterval = pollInterval
+        self.rearmInterval = rearmInterval
         self.logger = logger
         self.onChange = onChange
     }
@@ -85,7 +93,6 @@ public final class ScenarioWatcher: @unchecked Sendable {
 
         func run() {
             if let events {
-                watchFolders(events)
                 runNotified(events)
             } else {
                 runPolling()
@@ -94,35 +101,41 @@ public final class ScenarioWatcher: @unchecked Sendable {
 
         // MARK: Notified
 
+        /// Waits for events, reports once `settle` after the last one that concerns the
+        /// scenarios, and walks the tree again after each to follow folders replaced. Every
+        /// `rearmInterval` without events it walks the tree too, and a folder found replaced
+        /// unreported counts as a change: watching never stays lost.
         private func runNotified(_ events: FileEvents) {
-            var pending = false
+            var watches = FolderWatches(events: events, root: watcher.directory)
+            watches.rearm()
+            /// When to report the changes seen; nil when there are none.
+            var reportAt: ContinuousClock.Instant?
+            var rearmAt = watcher.rearmInterval.map { ContinuousClock.now + $0 }
             while true {
+                let wakeAt = [reportAt, rearmAt].compactMap { $0 }.min()
                 var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0)]
-                let timeout = pending ? milliseconds(watcher.settle) : -1
-                let ready = poll(&fds, 2, timeout)
+                let ready = poll(&fds, 2, wakeAt.map { milliseconds(ContinuousClock.now.duration(to: $0)) } ?? -1)
                 if ready < 0 && errno == EINTR { continue }
                 if fds[0].revents != 0 { return }
-                if ready == 0 {
-                    // Quiet for `settle` after changes: report once.
-                    pending = false
-                    watchFolders(events)
+                if fds[1].revents != 0 && events.read().contains(where: watches.concerns) {
+                    watches.rearm()
+                    reportAt = .now + watcher.settle
+                }
+                let now = ContinuousClock.now
+                if let due = reportAt, now >= due {
+                    // Quiet for `settle` after changes: watch what is there now, then report once.
+                    reportAt = nil
+                    watches.rearm()
                     watcher.onChange()
-                    continue
+                    rearmAt = watcher.rearmInterval.map { ContinuousClock.now + $0 }
+                } else if reportAt == nil, let due = rearmAt, now >= due {
+                    if watches.rearm() {
+                        watcher.logger.debug("a folder under \(watcher.directory) was replaced unreported; reloading")
+                        reportAt = now + watcher.settle
+                    }
+                    rearmAt = watcher.rearmInterval.map { now + $0 }
                 }
-                if fds[1].revents != 0 {
-                    events.drain()
-                    pending = true
-                    watchFolders(events)
-                }
-            }
-        }
-
-        /// Adds a watch on the folder and every sub-folder not yet watched (new ones appear
-        /// with edits).
-        private func watchFolders(_ events: FileEvents) {
-            for folder in ScenarioWatcher.folders(under: watcher.directory) {
-                events.watch(folder: folder)
             }
         }
 
@@ -147,9 +160,12 @@ public final class ScenarioWatcher: @unchecked Sendable {
             }
         }
 
+        /// A `poll` timeout: whole milliseconds, rounded up (waking early would only wait
+        /// again), 0 for a time already past.
         private func milliseconds(_ duration: Duration) -> Int32 {
+            guard duration > .zero else { return 0 }
             let (seconds, attoseconds) = duration.components
-            return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         }
     }
 
