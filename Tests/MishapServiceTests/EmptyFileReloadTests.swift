@@ -6,7 +6,7 @@ import Testing
 /// A scenario file caught empty by a reload (truncated by an editor or `>` before it is written
 /// again) is refused like any broken file: the last good scenarios keep answering, and the
 /// problem is located at the file's first line.
-@Suite struct EmptyFileReloadTests {
+@Suite(.onBlockingThreads) struct EmptyFileReloadTests {
     /// The file answering `GET /w` with `text`.
     static func scenario(_ text: String) -> String {
         "endpoint: GET /w\nrules:\n  - name: w\n    respond: { text: \(text) }\n"

@@ -7,7 +7,7 @@ import Testing
 /// back, a new folder moved into place, a sub-folder rebuilt, and a symbolic link to the folder
 /// retargeted atomically (as Kubernetes updates a ConfigMap volume). Each replacement is picked
 /// up, and so is every edit after it: the watcher follows the new folders, not the old ones.
-@Suite struct WatcherReplacementTests {
+@Suite(.onBlockingThreads) struct WatcherReplacementTests {
     /// A file answering `GET /PATH` with `text`.
     static func scenario(_ path: String, _ text: String) -> String {
         """

@@ -6,7 +6,7 @@ import Testing
 /// The scenarios folder watched as `mishap serve` watches it (`MishapInstance` with a watch
 /// mode): edits to the folder are picked up within a second, broken edits are refused while
 /// the last good scenarios keep answering, and the fix is picked up in turn.
-@Suite struct WatcherTests {
+@Suite(.onBlockingThreads) struct WatcherTests {
     static func scenario(_ text: String) -> String {
         """
         endpoint: GET /w
