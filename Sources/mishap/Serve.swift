@@ -27,6 +27,9 @@ struct Serve: ParsableCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
         let logger = Logger(label: "mishap")
         let directory = options.scenarioOptions.scenarios
+        // Claimed first: with a server already holding it, or where it cannot be written, this one does not start.
+        let pidFile = try PidFileLock.forServe(options, logger: logger)
+        defer { pidFile?.remove() }
 
         let scenarios: ScenarioSet
         do {
@@ -68,8 +71,10 @@ struct Serve: ParsableCommand {
             logger.warning("listening on \(options.host): other machines can reach this server (\(admin))")
         }
 
-        if let pidFile = options.pidFile {
-            if !FileSystem.replaceContents(of: pidFile, with: "\(getpid())\n\(url)\n") { logger.warning("cannot write the pid file \(pidFile)") }
+        if let pidFile, !pidFile.write(pid: getpid(), url: url) {
+            printError("mishap: cannot write the pid file \(pidFile.path): \(Platform.describe(errno: errno))")
+            mishap.stop()
+            throw ExitCode.failure
         }
         if let portFile = options.portFile, !FileSystem.replaceContents(of: portFile, with: "\(mishap.port)\n") {
             printError("mishap: cannot write the port file \(portFile)")
@@ -99,7 +104,6 @@ struct Serve: ParsableCommand {
         logger.info("received \(name), stopping\(inFlight > 0 ? "; letting \(inFlight) request(s) in flight finish (up to \(options.grace) s)" : "")")
         let cut = mishap.stop(grace: .milliseconds(Int(options.grace * 1000)))
         if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
-        if let pidFile = options.pidFile { removePidFile(pidFile, ifItIs: getpid()) }
         logger.info("stopped")
     }
 }

@@ -27,14 +27,20 @@ struct Start: ParsableCommand {
     func run() throws {
         let pidPath = FileSystem.absolutePath(options.pidFile ?? "./mishap.pid")
         let logPath = FileSystem.absolutePath(logFile)
-        if let existing = PidFile.read(pidPath) {
-            if existing.isRunning {
-                printError("mishap: already running (pid \(existing.pid)\(existing.url.map { ", \($0)" } ?? "")); pid file \(pidPath)")
-                throw ExitCode.failure
-            }
-            print("mishap: replacing a stale pid file (process \(existing.pid) is gone)")
-            unlink(pidPath)
+        // The pid file is claimed before the server is started: of two starts at once with the
+        // same pid file, one claims it and the other exits here, with no server of its own.
+        let pidFile: PidFileLock
+        switch PidFileLock.claim(pidPath) {
+        case .failure(let failure):
+            printError(failure.message(pidPath))
+            throw ExitCode.failure
+        case .success(let claim):
+            if let stale = claim.replaced { print("mishap: replacing a stale pid file (\(stale.staleReason))") }
+            pidFile = claim.lock
         }
+        // Until the server serves, every way out removes the pid file claimed here.
+        var serving = false
+        defer { if !serving { pidFile.remove() } }
 
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard log >= 0 else {
@@ -48,21 +54,29 @@ struct Start: ParsableCommand {
             printError("mishap: cannot create a pipe")
             throw ExitCode.failure
         }
-        // The child gets the pipe's write end as descriptor 3, its output in the log file,
-        // and a session of its own. It is given every option of `serve` as parsed here, with
-        // the pid file and that descriptor.
+        // The child gets the pipe's write end as descriptor 3, the claimed pid file (its lock
+        // with it) as descriptor 4, its output in the log file, and a session of its own. It is
+        // given every option of `serve` as parsed here, with the pid file and descriptor 3
+        // (serve takes the descriptor after --ready-fd as its pid file's).
         var serve = options
         serve.pidFile = pidPath
         serve.readyDescriptor = 3
-        let spawned = Spawn.detached(arguments: ["mishap", "serve"] + serve.arguments, output: log, passing: [ready.write])
+        // Renumbered above 4 first, so that giving the child descriptor 3 cannot overwrite
+        // one that is still to become 4 (the pid file, opened first, may well be 3 here).
+        let passing = [ready.write, pidFile.descriptor].map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+        let spawned = passing.contains { $0 < 0 } ? nil
+            : Spawn.detached(arguments: ["mishap", "serve"] + serve.arguments, output: log, passing: passing)
+        for descriptor in passing where descriptor >= 0 { close(descriptor) }
         close(ready.write)
         defer { close(ready.read) }
         guard case .success(let child) = spawned else {
             if case .failure(let error) = spawned { printError("mishap: cannot start the server: \(error)") }
+            if spawned == nil { printError("mishap: cannot start the server: no descriptors to hand it") }
             throw ExitCode.failure
         }
 
         if let url = readLine(from: ready.read, timeout: timeout) {
+            serving = true
             print("mishap running at \(url) (pid \(child)); pid file \(pidPath), logs in \(logPath)")
             return
         }

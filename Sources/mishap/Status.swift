@@ -39,14 +39,25 @@ struct Status: ParsableCommand {
             }
         }
         let path = FileSystem.absolutePath(pid.pidFile)
-        guard let file = PidFile.read(path) else {
+        switch PidFile.check(path) {
+        case .absent:
             print("mishap is not running (no pid file at \(path))")
-            throw ExitCode.failure
+        case .unreadable(let reason):
+            print("mishap: cannot read the pid file \(path): \(reason)")
+        case .starting:
+            print("mishap is starting (pid file \(path)); not serving yet")
+        case .server(let file, locked: true) where file.url == nil:
+            print("mishap is starting (pid \(file.pid)); not serving yet")
+        case .server(let file, _):
+            print("mishap is running at \(file.url ?? "an unknown address") (pid \(file.pid))")
+            return
+        case .heldByAnother(let file):
+            print("mishap: a server holds the pid file \(path), but the file names process \(file.pid), which is not that server")
+        case .stale(nil):
+            print("mishap is not running (the pid file \(path) names no process)")
+        case .stale(let file?):
+            print("mishap is not running (stale pid file \(path): \(file.staleReason))")
         }
-        guard file.isRunning else {
-            print("mishap is not running (stale pid file \(path): process \(file.pid) is gone)")
-            throw ExitCode.failure
-        }
-        print("mishap is running at \(file.url ?? "an unknown address") (pid \(file.pid))")
+        throw ExitCode.failure
     }
 }

@@ -388,7 +388,7 @@ struct DaemonTests {
         #expect(!FileManager.default.fileExists(atPath: pidFile))
     }
 
-    @Test("A pid file naming a live process that is not mishap is stale: status exits 1, stop leaves that process alone")
+    @Test("A pid file naming a live process that is not mishap is stale: status exits 1, stop leaves that process alone and exits 1")
     func pidFileOfAnotherProgram() async throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -402,7 +402,8 @@ struct DaemonTests {
         #expect(status.standardOutput.contains("stale"), "\(status)")
 
         let stop = try await runMishap(["stop", "--pid-file", pidFile])
-        #expect(stop.status == 0, "\(stop)")
+        #expect(stop.status == 1, "\(stop)")
+        #expect(stop.standardError.contains("is not a mishap server"), "\(stop)")
         #expect(other.isRunning, "stop signalled a process that is not mishap")
         #expect(!FileManager.default.fileExists(atPath: pidFile), "the stale pid file was kept")
     }
