@@ -31,8 +31,12 @@ public enum Spawn {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, output, 2)
-        for (index, descriptor) in passing.enumerated() {
-            posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(3 + index))
+        // Copied above every target number first, so that a descriptor that is itself 3, 4, ...
+        // is not overwritten by an earlier copy before its own turn.
+        let lifted = passing.map { fcntl($0, F_DUPFD_CLOEXEC, Int32(3 + passing.count)) }
+        defer { lifted.filter { $0 >= 0 }.forEach { close($0) } }
+        for (index, descriptor) in lifted.enumerated() {
+            posix_spawn_file_actions_adddup2(&actions, descriptor >= 0 ? descriptor : passing[index], Int32(3 + index))
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
