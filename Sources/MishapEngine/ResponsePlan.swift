@@ -24,6 +24,9 @@ public struct ResponsePlan: Sendable {
     /// Set when the response is the same for every request: the server may send its
     /// ready-made form instead of building one from the fields above.
     public var prepared: PreparedResponse?
+    /// Something wrong with the response the rule asked for, which the server logs as a warning
+    /// when it carries the plan out (headers over `ResponseHead.maximumHeaderBytes`, answered 500).
+    public var warning: String?
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

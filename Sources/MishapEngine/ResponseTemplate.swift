@@ -9,7 +9,7 @@ public struct ResponseTemplate: Sendable {
     public let fault: Fault?
     /// The headers, when none has a placeholder: rendered once, not per request.
     private let staticHeaders: [Field]?
-    /// The whole response, when it is the same for every request.
+    /// The whole response, when it is the same for every request (and its headers fit the limit).
     private let prepared: PreparedResponse?
 
     public init(
@@ -29,7 +29,8 @@ public struct ResponseTemplate: Sendable {
             rendered?.append(Field(header.name, String(decoding: bytes, as: UTF8.self)))
         }
         staticHeaders = rendered
-        if let rendered, let bytes = body.staticBytes, delay == nil, !hang, dribble == nil, fault == nil {
+        if let rendered, ResponseHead.headerBytes(rendered) <= ResponseHead.maximumHeaderBytes,
+           let bytes = body.staticBytes, delay == nil, !hang, dribble == nil, fault == nil {
             prepared = PreparedResponse(plan: ResponsePlan(status: status, headers: rendered, body: bytes))
         } else {
             prepared = nil
@@ -61,7 +62,8 @@ public struct ResponseTemplate: Sendable {
         }
         return ResponsePlan(
             status: status, headers: fields, body: bytes,
-            delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault)
+            delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault
+        ).fittingResponseHead()
     }
 
     /// Random bytes that no HTTP parser accepts as a status line.

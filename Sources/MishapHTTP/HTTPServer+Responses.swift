@@ -1,12 +1,20 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
+import Logging
 import MishapEngine
 import MishapSupport
 
 extension HTTPServer {
     /// Carries out a plan whose wait, if any, is over: sends the response, or breaks the
-    /// connection as its fault says.
+    /// connection as its fault says. A plan with a warning (a rule's headers over the limit,
+    /// answered 500 instead) is logged first.
     func carryOut(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        if let warning = plan.warning {
+            var metadata: Logger.Metadata = [:]
+            if let endpoint = plan.endpoint { metadata["endpoint"] = .string(endpoint) }
+            if let rule = plan.rule { metadata["rule"] = .string(rule) }
+            logger.warning("\(warning)", metadata: metadata)
+        }
         if let fault = plan.fault {
             return breakConnection(fault, plan, connection)
         }

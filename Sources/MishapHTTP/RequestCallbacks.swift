@@ -96,7 +96,8 @@ func handleAccess(
         body: body,
         fromLoopback: mishap_connection_is_loopback(connection) != 0
     )
-    let plan = server.responder.respond(to: request)
+    // A head over the limit would not fit the connection's memory: answered 500 instead.
+    let plan = server.responder.respond(to: request).fittingResponseHead()
     if stored != firstCallMarker {
         let state = requestState(requestContext)
         if state.record != nil {

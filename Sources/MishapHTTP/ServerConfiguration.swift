@@ -1,3 +1,4 @@
+import MishapEngine
 import MishapSupport
 
 /// How the server listens and what it tolerates.
@@ -51,9 +52,17 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The memory libmicrohttpd gives each connection for reading the request line and headers
-    /// and writing the response head: the header limit plus room for those. (libmicrohttpd
-    /// answers 431 itself when headers outgrow it; below that, Mishap checks the exact limit.)
-    var connectionMemoryBytes: Int { maxHeaderBytes + 4096 }
+    /// and writing the response head, which share it: the request header limit, plus
+    /// `ResponseHead.maximumHeaderBytes` for a response's headers, plus `bookkeepingBytes`. So a
+    /// request with headers at the limit is always answered, even by a response with headers at
+    /// theirs. (libmicrohttpd answers 431 itself when headers outgrow it; below that, Mishap
+    /// checks the exact limit.)
+    var connectionMemoryBytes: Int { maxHeaderBytes + ResponseHead.maximumHeaderBytes + Self.bookkeepingBytes }
+
+    /// The rest of a connection's memory: the request line, libmicrohttpd's record of each
+    /// request header and query parameter (64 bytes apiece), the status line and the headers
+    /// libmicrohttpd adds to a response (`Date`, `Content-Length`, `Connection`).
+    static let bookkeepingBytes = 8 << 10
 
     /// The processors online, at least 1.
     public static var processorCount: Int { Platform.processorCount }

@@ -105,6 +105,7 @@ extension FileCompiler {
         if let contentType {
             headers.insert(("Content-Type", Template(literal: contentType)), at: 0)
         }
+        valid = headersFitResponseHead(headers, of: node, keyed: keyed) && valid
         guard let delivery = compileDelivery(keyed) else { return nil }
         guard valid else { return nil }
         return ResponseTemplate(status: status, headers: headers, body: body,
