@@ -10,7 +10,7 @@ import Testing
 /// A response's headers are bounded (`ResponseHead.maximumHeaderBytes`), and each connection's
 /// memory holds a request at its header limit and a response head at this one: libmicrohttpd
 /// builds the head in that memory and closes the connection unanswered when it does not fit.
-@Suite struct ResponseHeadLimitTests {
+@Suite(.onBlockingThreads) struct ResponseHeadLimitTests {
     static let limit = ResponseHead.maximumHeaderBytes
     /// `Content-Type: text/plain; charset=utf-8` and its CRLF, which a `text` body adds.
     static let textContentTypeBytes = 41
