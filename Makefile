@@ -85,6 +85,13 @@ asan: deps
 tsan: deps
 	SWIFT="$(SWIFT)" scripts/sanitize.sh thread $(SANITIZE_GROUPS)
 
+## test-under-load: the tests of make test but the fuzzers, ROUNDS times (default 20) while BUSY
+## loops (default 2) keep the processors busy; fails on the first failing round (not in CI: ~15 min)
+.PHONY: test-under-load
+test-under-load: deps
+	$(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" scripts/test-under-load.sh
+
 ## soak: every fault, delay, cycle, session, reload and admin call at once under wrk against a
 ## release build for SOAK_SECONDS (default 180), then checks that RSS stayed flat, descriptors
 ## came back, the server lives and nothing failed unasked (not part of make test or make check; exits 1 on a
