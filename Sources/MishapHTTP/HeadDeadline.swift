@@ -24,6 +24,7 @@ final class HeadDeadline: Sendable {
     let connectionLimit: Int
     /// Connections kept free for new clients: a tenth of the limit, none below a limit of 10.
     let reserve: Int
+    /// Where the sweeper tells what it closed (rate-limited: see `logInterval`).
     let logger: Logger
 
     /// How often the sweeper looks, in milliseconds: a deadline is enforced up to this late
