@@ -100,6 +100,14 @@ test-under-load: deps
 soak: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/soak.sh $(SOAK_ARGS)
 
+## slowloris: more connections than --connection-limit 200 trickling a header line every 5 s
+## against a release build, and the latency of normal requests meanwhile; exits 1 when one is
+## not answered within the head timeout plus 5 s (not part of make test or make check).
+## SLOWLORIS_ARGS passes options to scripts/slowloris.py (--head-timeout 0 shows the server without the deadline).
+.PHONY: slowloris
+slowloris: deps
+	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/slowloris.sh $(SLOWLORIS_ARGS)
+
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make check runs it
 .PHONY: image-check

@@ -15,7 +15,7 @@ static void mishap_log_trampoline(void *cls, const char *format, va_list ap) {
 }
 
 struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config) {
-    struct MHD_OptionItem options[12];
+    struct MHD_OptionItem options[16];
     int n = 0;
     // The logger first: libmicrohttpd warns about options given before it, to the default log.
     if (config->logger != NULL) {
@@ -41,6 +41,9 @@ struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config
     }
     if (config->completed != NULL) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)config->completed, config->completed_cls };
+    }
+    if (config->notify_connection != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)config->notify_connection, config->notify_connection_cls };
     }
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
@@ -79,4 +82,9 @@ int mishap_connection_is_loopback(struct MHD_Connection *connection) {
 
 enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags) {
     return MHD_set_response_options(response, flags, MHD_RO_END);
+}
+
+void *mishap_connection_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }

@@ -32,6 +32,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The last message libmicrohttpd logged, used to explain a failed start.
     let lastLogMessage = Mutex<String?>(nil)
+    /// Closes connections slow to send a request head; nil when `headTimeoutSeconds` is 0.
+    let headDeadline: HeadDeadline?
 
     public init(configuration: ServerConfiguration, responder: any Responder, observer: (any RequestObserver)? = nil,
                 logger: Logger = Logger(label: "mishap.server")) {
@@ -39,6 +41,10 @@ public final class HTTPServer: @unchecked Sendable {
         self.responder = responder
         self.observer = observer
         self.logger = logger
+        headDeadline = configuration.headTimeoutSeconds > 0
+            ? HeadDeadline(headTimeoutSeconds: configuration.headTimeoutSeconds,
+                           connectionLimit: configuration.connectionLimit, logger: logger)
+            : nil
     }
 
     /// Requests being answered right now (delayed and dribbled ones included).
@@ -105,6 +111,10 @@ public final class HTTPServer: @unchecked Sendable {
                 config.completed = handleCompleted
                 config.completed_cls = context.toOpaque()
                 config.logger = logContext
+                if headDeadline != nil {
+                    config.notify_connection = handleConnectionNotice
+                    config.notify_connection_cls = context.toOpaque()
+                }
                 return mishap_start_daemon(&config)
             }
         }
@@ -115,6 +125,7 @@ public final class HTTPServer: @unchecked Sendable {
             throw ServerError.startFailed(host: configuration.host, port: configuration.port, reason: reason)
         }
         let port = configuration.port == 0 ? mishap_daemon_port(daemon) : configuration.port
+        headDeadline?.start()
         lifecycle.withLock {
             $0 = Running(daemon: daemon, port: port, context: context, logContext: logContext)
         }
@@ -146,6 +157,7 @@ public final class HTTPServer: @unchecked Sendable {
         let cut = max(0, inFlight.load(ordering: .relaxed))
         suspensions.stop()
         MHD_stop_daemon(running.daemon)
+        headDeadline?.stop()
         if listening >= 0 { close(listening) }
         running.logContext.deallocate()
         running.context.release()

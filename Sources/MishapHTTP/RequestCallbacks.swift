@@ -33,6 +33,7 @@ func handleAccess(
     // (docs/libmicrohttpd.md, "First-call answers lose keep-alive").
     guard let stored = requestContext.pointee else {
         server.requestStarted()
+        if server.headDeadline != nil { HeadDeadline.advance(connection) }
         if server.observer != nil {
             requestState(requestContext).record = RequestState.Record(started: .now)
         } else {
@@ -139,6 +140,7 @@ func handleCompleted(
     guard let cls, let requestContext, let stored = requestContext.pointee else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     requestContext.pointee = nil
+    if server.headDeadline != nil, let connection { HeadDeadline.advance(connection) }
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
         if let record = state.record, let observer = server.observer {

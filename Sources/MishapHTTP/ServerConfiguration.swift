@@ -20,6 +20,11 @@ public struct ServerConfiguration: Sendable {
     public var connectionLimit: Int
     /// Seconds an idle connection is kept.
     public var connectionTimeoutSeconds: Int
+    /// Seconds a connection has to send a whole request head (request line and headers), from
+    /// when it is accepted or its previous request ended, however it trickles; 0 never closes
+    /// one for that. While this is on, connections still sending a head are also closed,
+    /// oldest first, to keep a tenth of `connectionLimit` free for new clients.
+    public var headTimeoutSeconds: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -29,7 +34,8 @@ public struct ServerConfiguration: Sendable {
         maxHeaderBytes: Int = 8 << 10,
         connectionLimit: Int = 4096,
         connectionTimeoutSeconds: Int = 30,
-        eventLoop: EventLoop = .auto
+        eventLoop: EventLoop = .auto,
+        headTimeoutSeconds: Int = 10
     ) {
         self.host = host
         self.port = port
@@ -39,6 +45,7 @@ public struct ServerConfiguration: Sendable {
         self.connectionLimit = connectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.eventLoop = eventLoop
+        self.headTimeoutSeconds = headTimeoutSeconds
     }
 
     /// How libmicrohttpd's worker threads wait for their sockets.

@@ -56,7 +56,8 @@ struct Serve: ParsableCommand {
                         host: options.host, port: UInt16(options.port), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
-                        connectionTimeoutSeconds: options.connectionTimeout, eventLoop: options.eventLoop),
+                        connectionTimeoutSeconds: options.connectionTimeout, eventLoop: options.eventLoop,
+                        headTimeoutSeconds: options.headTimeout),
                     watch: options.watch),
                 scenarios: scenarios, logger: logger)
         } catch {

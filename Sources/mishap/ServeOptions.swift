@@ -36,6 +36,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed and hanging answers are not idle.", valueName: "seconds"))
     var connectionTimeout: Int = 30
 
+    @Option(name: .customLong("head-timeout"), help: ArgumentHelp("Close a connection that has not sent a whole request head (request line and headers) this long after it was accepted or its previous request ended, however it trickles; 0 never does. While on, the connections still sending a head are also closed, oldest first, to keep a tenth of --connection-limit free for new clients.", valueName: "seconds"))
+    var headTimeout: Int = 10
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. Request lines are logged at info.")
     var logLevel: Logger.Level = .info
 
@@ -90,6 +93,7 @@ struct ServeOptions: ParsableArguments {
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
         guard (1...1_000_000).contains(connectionLimit) else { throw ValidationError("--connection-limit must be from 1 to 1000000") }
         guard (0...86_400).contains(connectionTimeout) else { throw ValidationError("--connection-timeout must be from 0 to 86400 seconds") }
+        guard (0...86_400).contains(headTimeout) else { throw ValidationError("--head-timeout must be from 0 to 86400 seconds") }
         guard (1...10_000_000).contains(maxSessions) else { throw ValidationError("--max-sessions must be from 1 to 10000000") }
         if let token = adminToken {
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -125,6 +129,7 @@ struct ServeOptions: ParsableArguments {
         add("max-header-size", maxHeaderSize)
         add("connection-limit", connectionLimit)
         add("connection-timeout", connectionTimeout)
+        add("head-timeout", headTimeout)
         add("log-level", logLevel.rawValue)
         add("log-format", logFormat.rawValue)
         add("seed", seed)

@@ -199,6 +199,7 @@ struct CLITests {
         (["serve", "--connection-limit", "0"], "--connection-limit must be from 1 to 1000000"),
         (["serve", "--connection-timeout=-1"], "--connection-timeout must be from 0 to 86400 seconds"),
         (["serve", "--connection-timeout", "1e9"], "1e9"),
+        (["serve", "--head-timeout=-1"], "--head-timeout must be from 0 to 86400 seconds"),
         (["serve", "--max-sessions", "0"], "--max-sessions must be from 1 to 10000000"),
         (["serve", "--admin-token", ""], "must be printable ASCII with no spaces, and not empty"),
         (["serve", "--admin-token", "two words"], "must be printable ASCII with no spaces, and not empty"),

@@ -90,6 +90,7 @@ extension DaemonTests {
             ("scenarios", scenarios), ("host", "127.0.0.2"), ("port", "0"), ("port-file", "port"), ("threads", "3"),
             ("event-loop", "poll"),
             ("max-body", "12345"), ("max-header-size", "4096"), ("connection-limit", "100"), ("connection-timeout", "7"),
+            ("head-timeout", "5"),
             ("log-level", "debug"), ("log-format", "json"), ("seed", "42"), ("session-header", "X-Test-Session"),
             ("rule-header", "X-Test-Rule"), ("journal-size", "5"), ("max-sessions", "77"), ("no-admin", nil),
             ("admin-token", "-a-token-that-starts-like-an-option"), ("watch", "poll"), ("grace", "2.5"),

@@ -33,6 +33,9 @@ struct mishap_daemon_config {
     MHD_RequestCompletedCallback completed;
     void *completed_cls;
     struct mishap_logger *logger;
+    /// Told when each connection opens and closes (`MHD_OPTION_NOTIFY_CONNECTION`); NULL for none.
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_cls;
 };
 
 struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config);
@@ -48,5 +51,9 @@ int mishap_connection_is_loopback(struct MHD_Connection *connection);
 
 /// Sets response flags (`MHD_set_response_options` is variadic).
 enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags);
+
+/// The connection's socket context, set by the connection notification (NULL when none was
+/// set; `MHD_get_connection_info` is variadic).
+void *mishap_connection_socket_context(struct MHD_Connection *connection);
 
 #endif
