@@ -4,7 +4,7 @@ import Testing
 
 /// `serve --head-timeout`: a connection that trickles its request head a header line at a time
 /// (each line resets the idle timeout) is closed at the head deadline; 0 turns it off.
-@Suite("mishap --head-timeout")
+@Suite("mishap --head-timeout", .onBlockingThreads)
 struct HeadTimeoutTests {
     /// Opens a connection, sends a request line, then a header line every 200 ms for up to
     /// `seconds`; how it ended ("closed", "reset", "send failed …" or "still open") and after how long.

@@ -12,7 +12,7 @@ import Testing
 /// head make room for new clients. Without either, connections that send a header line now and
 /// then hold their slots forever (each line resets the idle timeout), and a new client waits in
 /// the listen queue unanswered.
-@Suite struct HeadDeadlineTests {
+@Suite(.onBlockingThreads) struct HeadDeadlineTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /ok
