@@ -93,7 +93,7 @@ public final class HTTPServer: @unchecked Sendable {
         case .poll: flags |= MHD_USE_POLL.rawValue
         case .auto: flags |= Self.hasEpoll ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
         }
-        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        if address.isIPv6 { flags |= address.isIPv6Any ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue }
 
         let daemon = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in

@@ -4,6 +4,9 @@ import MishapSupport
 struct SocketAddress {
     var storage = sockaddr_storage()
     var isIPv6 = false
+    /// The IPv6 any-address (`::`): bound dual-stack, it serves IPv4 clients too, as `::` does on
+    /// most servers (phones on Wi-Fi often reach a laptop over IPv4 only).
+    var isIPv6Any = false
 
     /// Resolves `host` (a literal address or a name) for a passive TCP socket on `port`.
     init?(host: String, port: UInt16) {
@@ -24,6 +27,10 @@ struct SocketAddress {
         isIPv6 = chosen.pointee.ai_family == AF_INET6
         withUnsafeMutableBytes(of: &storage) { raw in
             raw.copyMemory(from: UnsafeRawBufferPointer(start: chosen.pointee.ai_addr, count: Int(chosen.pointee.ai_addrlen)))
+        }
+        if isIPv6 {
+            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self).sin6_addr }
+            isIPv6Any = withUnsafeBytes(of: address) { $0.allSatisfy { $0 == 0 } }
         }
     }
 }
