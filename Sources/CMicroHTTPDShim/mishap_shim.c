@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <strings.h>
 
 static void mishap_log_trampoline(void *cls, const char *format, va_list ap) {
     struct mishap_logger *logger = cls;
@@ -14,8 +15,25 @@ static void mishap_log_trampoline(void *cls, const char *format, va_list ap) {
     }
 }
 
+static char encoded_nul_marker;
+
+void *mishap_encoded_nul_marker(void) {
+    return &encoded_nul_marker;
+}
+
+/// Returns `cls` (the marker) when the path of the raw target, before any `?`, holds `%00`.
+/// `uri` is NULL for a request line without a target.
+static void *mishap_scan_target(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)connection;
+    if (uri == NULL) return NULL;
+    for (const char *p = uri; *p != '\0' && *p != '?'; p++) {
+        if (p[0] == '%' && p[1] == '0' && p[2] == '0') return cls;
+    }
+    return NULL;
+}
+
 struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config) {
-    struct MHD_OptionItem options[16];
+    struct MHD_OptionItem options[17];
     int n = 0;
     // The logger first: libmicrohttpd warns about options given before it, to the default log.
     if (config->logger != NULL) {
@@ -45,6 +63,7 @@ struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config
     if (config->notify_connection != NULL) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)config->notify_connection, config->notify_connection_cls };
     }
+    options[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)mishap_scan_target, &encoded_nul_marker };
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
     return MHD_start_daemon(config->flags, config->port,
@@ -78,6 +97,32 @@ int mishap_connection_is_loopback(struct MHD_Connection *connection) {
         return IN6_IS_ADDR_V4MAPPED(v6) && v6->s6_addr[12] == 127;
     }
     return 0;
+}
+
+static enum MHD_Result mishap_count_framing_header(void *cls, enum MHD_ValueKind kind,
+                                                   const char *key, size_t key_size,
+                                                   const char *value, size_t value_size) {
+    (void)kind;
+    struct mishap_framing_headers *counts = cls;
+    switch (key_size) {
+    case 17:
+        if (strncasecmp(key, "Transfer-Encoding", 17) == 0) counts->transfer_encoding++;
+        break;
+    case 14:
+        if (strncasecmp(key, "Content-Length", 14) == 0) counts->content_length++;
+        break;
+    case 6:
+        if (strncasecmp(key, "Expect", 6) == 0 && value != NULL && value_size == 12
+            && strncasecmp(value, "100-continue", 12) == 0) counts->expect_continue++;
+        break;
+    }
+    return MHD_YES;
+}
+
+struct mishap_framing_headers mishap_count_framing_headers(struct MHD_Connection *connection) {
+    struct mishap_framing_headers counts = { 0, 0, 0 };
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, mishap_count_framing_header, &counts);
+    return counts;
 }
 
 enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags) {

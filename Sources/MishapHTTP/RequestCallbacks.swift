@@ -13,6 +13,10 @@ import MishapEngine
 /// delay never allocates one.
 nonisolated(unsafe) private let firstCallMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
+/// The context the shim's URI log callback gives, before the first call, a request whose path
+/// holds `%00`; every other request comes to its first call with no context (NULL).
+nonisolated(unsafe) private let encodedNulMarker = mishap_encoded_nul_marker()!
+
 /// The access handler: called once when headers arrive, then once per piece of body, then a
 /// last time with no data, when the response is queued; and again after a suspended
 /// connection resumes.
@@ -30,16 +34,25 @@ func handleAccess(
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
 
     // Answering on the first call makes libmicrohttpd drop keep-alive: only mark it
-    // (docs/libmicrohttpd.md, "First-call answers lose keep-alive").
-    guard let stored = requestContext.pointee else {
+    // (docs/libmicrohttpd.md, "First-call answers lose keep-alive"), unless the head must be
+    // refused, and the connection closed, before any body is read ("Refusals on the first call").
+    guard let stored = requestContext.pointee, stored != encodedNulMarker else {
         server.requestStarted()
         if server.headDeadline != nil { HeadDeadline.advance(connection) }
+        let pathHasEncodedNul = requestContext.pointee == encodedNulMarker
+        requestContext.pointee = nil
         if server.observer != nil {
             requestState(requestContext).record = RequestState.Record(started: .now)
         } else {
             requestContext.pointee = firstCallMarker
         }
-        return .YES
+        guard let refusal = RequestHeadChecks.refusal(on: connection, version: version, pathHasEncodedNul: pathHasEncodedNul,
+                                                      maxBodyBytes: server.configuration.maxBodyBytes) else { return .YES }
+        if server.observer != nil {
+            requestState(requestContext).record?.note(method: method, url: url, plan: refusal)
+            if pathHasEncodedNul { requestState(requestContext).record?.path += "%00" }
+        }
+        return server.queue(refusal, on: connection)
     }
 
     if uploadDataSize.pointee > 0 {
@@ -91,7 +104,7 @@ func handleAccess(
     }
     let request = Request(
         method: String(cString: method),
-        path: String(cString: url),
+        path: RequestTarget.path(url),
         query: connectionValues(connection, .GET_ARGUMENT_KIND),
         headers: headers,
         body: body,
@@ -140,6 +153,10 @@ func handleCompleted(
     guard let cls, let requestContext, let stored = requestContext.pointee else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     requestContext.pointee = nil
+    // A path with `%00` whose request never reached the access handler (libmicrohttpd refused
+    // its headers itself, or the client left): it was never counted in, as a request without a
+    // context.
+    if stored == encodedNulMarker { return }
     if server.headDeadline != nil, let connection { HeadDeadline.advance(connection) }
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
@@ -157,7 +174,7 @@ func handleCompleted(
 
 /// Every value of one kind (query arguments or headers), in the order received. Lengths come
 /// from libmicrohttpd, so a decoded `%00` does not cut a value short.
-private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [Field] {
+func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [Field] {
     var fields: [Field] = []
     withUnsafeMutablePointer(to: &fields) { pointer in
         _ = MHD_get_connection_values_n(connection, kind, collectValue, pointer)

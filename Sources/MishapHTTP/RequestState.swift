@@ -29,7 +29,7 @@ extension RequestState.Record {
     /// Notes a plan decided before the request value was built (413, 431).
     mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
         self.method = String(cString: method)
-        self.path = String(cString: url)
+        self.path = RequestTarget.path(url)
         note(plan: plan)
     }
 

@@ -38,7 +38,16 @@ struct mishap_daemon_config {
     void *notify_connection_cls;
 };
 
+/// Starts the daemon. Its URI log callback (`MHD_OPTION_URI_LOG_CALLBACK`) scans each request's
+/// raw target before libmicrohttpd decodes it in place, and stores `mishap_encoded_nul_marker()`
+/// as the request's context when the path (before any `?`) holds an encoded NUL (`%00`), which
+/// decoding turns into the end of the path's C string; otherwise the context stays NULL
+/// (docs/libmicrohttpd.md, "An encoded NUL cuts the path").
 struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config);
+
+/// The context the URI log callback gives a request whose path holds `%00`: never a valid
+/// pointer to anything else.
+void *mishap_encoded_nul_marker(void);
 
 /// The port the daemon listens on (meaningful when it was started with port 0).
 uint16_t mishap_daemon_port(struct MHD_Daemon *daemon);
@@ -48,6 +57,20 @@ int mishap_connection_fd(struct MHD_Connection *connection);
 
 /// 1 when the connection's client is on this machine (127.0.0.0/8, ::1, or ::ffff:127.x), else 0.
 int mishap_connection_is_loopback(struct MHD_Connection *connection);
+
+/// How many headers of a request bear on how its body is framed, counted in one pass over its
+/// headers (names compared without case).
+struct mishap_framing_headers {
+    /// `Transfer-Encoding` headers.
+    unsigned int transfer_encoding;
+    /// `Content-Length` headers.
+    unsigned int content_length;
+    /// `Expect: 100-continue` headers.
+    unsigned int expect_continue;
+};
+
+/// Counts the framing headers of the connection's current request.
+struct mishap_framing_headers mishap_count_framing_headers(struct MHD_Connection *connection);
 
 /// Sets response flags (`MHD_set_response_options` is variadic).
 enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MHD_ResponseFlags flags);
