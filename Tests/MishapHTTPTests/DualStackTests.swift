@@ -9,7 +9,7 @@ import Testing
 /// `--host ::` serves IPv4 and IPv6 clients, as `::` does on most servers (phones on Wi-Fi often
 /// reach a laptop over IPv4 only); a specific IPv6 address serves IPv6 only. Skipped on a
 /// machine without an IPv6 loopback.
-@Suite(.enabled(if: hasIPv6Loopback, "this machine has no IPv6 loopback (::1)"))
+@Suite(.enabled(if: hasIPv6Loopback, "this machine has no IPv6 loopback (::1)"), .onBlockingThreads)
 struct DualStackTests {
     @Test func theIPv6AnyAddressAnswersOverIPv4AndIPv6() throws {
         let recording = try RecordingServer(host: "::")

@@ -8,7 +8,7 @@ import Testing
 /// frame until the idle timeout, or reading a body framed differently than a proxy in front
 /// would: `Transfer-Encoding` other than `chunked`, with `Content-Length`, several
 /// `Content-Length` headers; and `Expect: 100-continue` for a body over the limit.
-@Suite struct FramingTests {
+@Suite(.onBlockingThreads) struct FramingTests {
     /// Sends a head (no body) on a raw connection; the answer, and how the stream ended after it.
     /// The idle timeout is 30 s and the client waits 5: an answer is an answer at once.
     static func answer(to head: String, on server: TestServer) throws -> (response: ClientResponse, end: RawHTTPConnection.Received) {

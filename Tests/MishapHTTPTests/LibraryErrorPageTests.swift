@@ -9,7 +9,7 @@ import Testing
 /// HTML pages compiled into libmicrohttpd 0.9.75, with no `Content-Type`, where every other
 /// error Mishap sends is JSON; the library has no option to replace them. Kept as known issues,
 /// so a libmicrohttpd that lets them be replaced shows up as the issue no longer being recorded.
-@Suite struct LibraryErrorPageTests {
+@Suite(.onBlockingThreads) struct LibraryErrorPageTests {
     enum Refusal: String, CaseIterable, Sendable {
         case targetTooLong, http2Preface, malformedRequestLine
 

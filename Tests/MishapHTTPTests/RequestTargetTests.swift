@@ -6,7 +6,7 @@ import Testing
 /// The request target as the engine sees it: the absolute form proxied clients send is served as
 /// its path, and a path holding an encoded NUL (`%00`), which libmicrohttpd's decoding would cut
 /// short, is refused.
-@Suite struct RequestTargetTests {
+@Suite(.onBlockingThreads) struct RequestTargetTests {
     // MARK: Absolute form
 
     /// RFC 9112 section 3.2.2: a server must accept the absolute form, which clients configured
