@@ -59,7 +59,8 @@ enum RequestHeadChecks {
                 return .error(501, reason: "Transfer-Encoding \"\(listed)\" is not implemented: only chunked is")
             }
         }
-        if expectsContinue, version == "HTTP/1.1", let declared = contentLengths.first.flatMap({ UInt64($0) }),
+        // libmicrohttpd sends "100 Continue" to HTTP/1.1 and later 1.x clients only.
+        if expectsContinue, version.hasPrefix("HTTP/1."), version != "HTTP/1.0", let declared = contentLengths.first.flatMap({ UInt64($0) }),
            declared > UInt64(max(maxBodyBytes, 0)) {
             return .payloadTooLarge(limit: maxBodyBytes)
         }
