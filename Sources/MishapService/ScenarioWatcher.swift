@@ -50,7 +50,12 @@ public final class ScenarioWatcher: @unchecked Sendable {
         wakeup = pipe
         let events = forcePolling ? nil : FileEvents()
         mechanism = events != nil ? .inotify : .polling
-        let context = WatchContext(watcher: self, events: events)
+        // The watches are in place before `start` returns: a change made right after it is
+        // seen, however late the thread gets to run.
+        var watches = events.map { FolderWatches(events: $0, root: directory) }
+        watches?.rearm()
+        let snapshot = events == nil ? Self.snapshot(of: directory) : [:]
+        let context = WatchContext(watcher: self, events: events, watches: watches, snapshot: snapshot)
         guard let thread = OwnThread({ context.run() }) else {
             close(pipe.read)
             close(pipe.write)
@@ -85,15 +90,21 @@ public final class ScenarioWatcher: @unchecked Sendable {
         let watcher: ScenarioWatcher
         /// Folder notifications; nil when polling.
         let events: FileEvents?
+        /// The watches, already armed; nil when polling.
+        let watches: FolderWatches?
+        /// When polling, the files as they were when watching started.
+        let snapshot: [String: [Int]]
 
-        init(watcher: ScenarioWatcher, events: FileEvents?) {
+        init(watcher: ScenarioWatcher, events: FileEvents?, watches: FolderWatches?, snapshot: [String: [Int]]) {
             self.watcher = watcher
             self.events = events
+            self.watches = watches
+            self.snapshot = snapshot
         }
 
         func run() {
-            if let events {
-                runNotified(events)
+            if let events, let watches {
+                runNotified(events, watches)
             } else {
                 runPolling()
             }
@@ -105,9 +116,8 @@ public final class ScenarioWatcher: @unchecked Sendable {
         /// scenarios, and walks the tree again after each to follow folders replaced. Every
         /// `rearmInterval` without events it walks the tree too, and a folder found replaced
         /// unreported counts as a change: watching never stays lost.
-        private func runNotified(_ events: FileEvents) {
-            var watches = FolderWatches(events: events, root: watcher.directory)
-            watches.rearm()
+        private func runNotified(_ events: FileEvents, _ armed: FolderWatches) {
+            var watches = armed
             /// When to report the changes seen; nil when there are none.
             var reportAt: ContinuousClock.Instant?
             var rearmAt = watcher.rearmInterval.map { ContinuousClock.now + $0 }
@@ -142,7 +152,7 @@ public final class ScenarioWatcher: @unchecked Sendable {
         // MARK: Polling
 
         private func runPolling() {
-            var last = ScenarioWatcher.snapshot(of: watcher.directory)
+            var last = snapshot
             var pending = false
             while true {
                 var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0)]

@@ -480,6 +480,8 @@ struct DaemonTests {
         let (server, port) = try await ServeTests.startServer(["--port", "0", "--scenarios", folder.path])
         defer { server.kill() }
         // inotify where the system grants an instance, polling otherwise: both meet the bound.
+        // The line is logged just after the listening line is printed: wait for it.
+        #expect(await Self.waitForLog(server, "watching it (", timeout: .seconds(10)), "\(server.standardError)")
         #expect(server.standardError.contains("watching it (inotify)") || server.standardError.contains("watching it (polling)"),
                 "\(server.standardError)")
         #expect(Self.fetch(port, "/v")?.body == "one")
