@@ -21,6 +21,9 @@ What is measured, each against the targets of the performance issue:
                same load against after 10 s (ratio within 0.90..1.10: no growth).
   delays       1,000 concurrent requests held by `delay: 2000`: RSS while they are held
                (<= 40 MiB), and undelayed requests answered meanwhile (slowest <= 200 ms).
+  rule set     100,000 generated rules (benchmarks/gen_rules.py; 10,000 for --smoke), measured
+               by benchmarks/rule_load.py: time to the first 200 and peak RSS per rule (info),
+               and RSS after the last of 3 reloads against after the first (0.90..1.10).
 
 Reading the table: `reference` is the C baseline (or, for scaling and RSS flatness, Mishap's own
 first figure), `ratio` is the measured figure over the reference, `target` is the bound the
@@ -55,6 +58,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import rule_load  # noqa: E402  (benchmarks/rule_load.py)
 REPO = HERE.parent
 SOMEONE = "/isUserNameAvailable?userName=someone"
 MAINTENANCE = "/isUserNameAvailable?userName=maintenance"
@@ -437,6 +442,28 @@ def rps(x: float) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def rule_set_rows(args) -> list:
+    """Loading a generated rule set (benchmarks/rule_load.py): 100,000 rules and 3 reloads, or
+    10,000 and 2 for --smoke; the rows it adds to the table."""
+    rules, reloads = (10_000, 2) if args.smoke else (100_000, 3)
+    log(f"rule set: {rules:,} generated rules, validate, serve and {reloads} reloads")
+    try:
+        figures = rule_load.measure(args.mishap, rules, reloads)
+    except RuntimeError as error:
+        raise BenchError(f"rule set: {error}")
+    for line in rule_load.describe(figures, reloads):
+        log("  " + line)
+    first, last = figures["rss_after_first_reload_kib"] / 1024, figures["rss_after_last_reload_kib"] / 1024
+    return [
+        Row(f"info: serve {rules:,} rules, exec to first 200 (s)", "", f"{figures['serve_seconds']:.2f}", "",
+            "(none)", 0, "info", ()),
+        Row(f"info: peak RSS per rule, {rules:,} rules (bytes)", "", f"{figures['bytes_per_rule']:,.0f}", "",
+            "(none)", 0, "info", ()),
+        Row(f"RSS after reload {reloads} vs after reload 1 (MiB; ref: reload 1)", f"{first:.1f}", f"{last:.1f}",
+            f"{last / first:.2f}", "0.90x .. 1.10x", last / first, "range", (0.9, 1.1)),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mishap", required=True, help="the mishap release binary")
@@ -617,6 +644,8 @@ def main() -> int:
                         "<= 40 MiB", held["rss"], "<=", (40.0,)))
         rows.append(Row(f"slowest of {held['probes']} undelayed requests meanwhile (ms)", "",
                         f"{held['probe_max_ms']:.1f}", "", "<= 200 ms", held["probe_max_ms"], "<=", (200.0,)))
+        # -- a large rule set: load time, memory per rule, RSS across reloads --------------
+        rows += rule_set_rows(args)
     except BenchError as error:
         print(f"\nbenchmark error: {error}", file=sys.stderr)
         if rows:

@@ -1,5 +1,5 @@
 /// A name and a value, as in a query parameter, a form field or an HTTP header.
-public struct Field: Sendable, Equatable {
+public struct Field: Sendable, Hashable {
     public var name: String
     public var value: String
 

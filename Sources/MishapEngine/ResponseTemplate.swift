@@ -12,13 +12,14 @@ public struct ResponseTemplate: Sendable {
     /// The whole response, when it is the same for every request (and its headers fit the limit).
     private let prepared: PreparedResponse?
 
+    /// A response; with `shared`, equal parts without placeholders (header lists, bodies,
+    /// whole prepared responses) are stored once for all the templates made with it.
     public init(
         status: Int, headers: [(name: String, value: Template)] = [], body: Template,
-        delay: Delay? = nil, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil
+        delay: Delay? = nil, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil,
+        sharing shared: SharedResponseParts? = nil
     ) {
         self.status = status
-        self.headers = headers
-        self.body = body
         self.delay = delay
         self.hang = hang
         self.dribble = dribble
@@ -28,10 +29,23 @@ public struct ResponseTemplate: Sendable {
             guard let bytes = header.value.staticBytes else { rendered = nil; break }
             rendered?.append(Field(header.name, String(decoding: bytes, as: UTF8.self)))
         }
+        if let shared, let fields = rendered {
+            rendered = shared.fields(fields)
+            self.headers = shared.headers(headers, renderedAs: fields)
+        } else {
+            self.headers = headers
+        }
+        let bytes = body.staticBytes
+        if let shared, let bytes {
+            self.body = shared.body(body, bytes: bytes)
+        } else {
+            self.body = body
+        }
         staticHeaders = rendered
         if let rendered, ResponseHead.headerBytes(rendered) <= ResponseHead.maximumHeaderBytes,
-           let bytes = body.staticBytes, delay == nil, !hang, dribble == nil, fault == nil {
-            prepared = PreparedResponse(plan: ResponsePlan(status: status, headers: rendered, body: bytes))
+           let bytes, delay == nil, !hang, dribble == nil, fault == nil {
+            prepared = shared?.prepared(status: status, headers: rendered, body: bytes)
+                ?? PreparedResponse(plan: ResponsePlan(status: status, headers: rendered, body: bytes))
         } else {
             prepared = nil
         }

@@ -23,15 +23,36 @@ public final class Rule: Sendable {
     /// The fraction of matching requests the rule applies to (the others fall through);
     /// nil applies it to all.
     public let chance: Double?
-    /// Where the rule was declared (`scenarios/login.yaml:12`), for listings and logs.
-    public let source: String?
+    /// The file the rule was declared in (one string shared by its rules), or the whole
+    /// `source` when given as one.
+    private let sourceFile: String?
+    /// The line in `sourceFile`; 0 when `sourceFile` is the whole source.
+    private let sourceLine: Int
+
+    /// Where the rule was declared (`scenarios/login.yaml:12`), for listings and logs: made
+    /// when asked, so rules of one file share its name instead of each holding a copy.
+    public var source: String? {
+        guard let sourceFile else { return nil }
+        return sourceLine > 0 ? "\(sourceFile):\(sourceLine)" : sourceFile
+    }
 
     public init(name: String, when: [Predicate] = [.always], action: Action, chance: Double? = nil, source: String? = nil) {
         self.name = name
         self.when = when
         self.action = action
         self.chance = chance
-        self.source = source
+        self.sourceFile = source
+        self.sourceLine = 0
+    }
+
+    /// A rule declared at `line` of `file`.
+    public init(name: String, when: [Predicate] = [.always], action: Action, chance: Double? = nil, file: String, line: Int) {
+        self.name = name
+        self.when = when
+        self.action = action
+        self.chance = chance
+        self.sourceFile = file
+        self.sourceLine = max(1, line)
     }
 
     func matches(_ context: inout MatchContext) -> Bool {

@@ -11,6 +11,11 @@ struct RuleIndex: Sendable {
         case lookup(ValueSource, [String: [Int]])
     }
 
+    /// The shortest run of equality rules worth a table: testing two or three rules one by one
+    /// costs about what a lookup does, and a table costs a few hundred bytes, which adds up over
+    /// many endpoints of a few rules each.
+    static let minimumLookupRun = 4
+
     let steps: [Step]
     /// For each rule, the step that holds it.
     let stepOfRule: [Int]
@@ -32,12 +37,15 @@ struct RuleIndex: Sendable {
                 for value in values { table[value, default: []].append(end) }
                 end += 1
             }
-            if end - index == 1 {
-                steps.append(.rule(index))
+            if end - index < Self.minimumLookupRun {
+                for rule in index..<end {
+                    steps.append(.rule(rule))
+                    stepOfRule.append(steps.count - 1)
+                }
             } else {
                 steps.append(.lookup(source, table))
+                stepOfRule += Array(repeating: steps.count - 1, count: end - index)
             }
-            stepOfRule += Array(repeating: steps.count - 1, count: end - index)
             index = end
         }
         self.steps = steps

@@ -55,8 +55,9 @@ extension FileCompiler {
 
         var rules: [Rule] = []
         var names: [String: YAMLNode] = [:]
+        let endpointName = "\(method) \(parts[1])"
         for ruleNode in ruleNodes {
-            guard let (rule, nameNode) = compileRule(ruleNode, path: path, endpoint: "\(method) \(parts[1])") else { continue }
+            guard let (rule, nameNode) = compileRule(ruleNode, path: path, endpoint: endpointName) else { continue }
             if let first = names[rule.name] {
                 error("duplicate rule name '\(shown(rule.name))' (first at \(displayPath):\(first.mark.line):\(first.mark.column))", at: nameNode)
                 continue
@@ -102,7 +103,7 @@ extension FileCompiler {
             action = nil
         }
         guard let predicates, let action, chanceValid else { return nil }
-        return (Rule(name: name, when: predicates, action: action, chance: chance, source: location(node)), nameNode)
+        return (Rule(name: name, when: predicates, action: action, chance: chance, file: displayPath, line: node.mark.line), nameNode)
     }
 
     /// What identifies a cycle's state across reloads: its endpoint and its rule's whole

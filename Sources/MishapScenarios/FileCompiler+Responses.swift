@@ -109,7 +109,8 @@ extension FileCompiler {
         guard let delivery = compileDelivery(keyed) else { return nil }
         guard valid else { return nil }
         return ResponseTemplate(status: status, headers: headers, body: body,
-                                delay: delivery.delay, hang: delivery.hang, dribble: delivery.dribble, fault: delivery.fault)
+                                delay: delivery.delay, hang: delivery.hang, dribble: delivery.dribble, fault: delivery.fault,
+                                sharing: sharedParts)
     }
 
     /// `delay`, `hang`, `dribble` and `fault`, checked against each other.

@@ -15,6 +15,8 @@ struct FileCompiler {
     var cycleCounters: [String: CycleCounter] = [:]
     /// Problems found beyond `maximumDiagnostics`: how many, and where the first is.
     var unreported: (count: Int, line: Int, column: Int)?
+    /// Header lists, bodies and prepared responses the file's rules have in common, stored once.
+    let sharedParts = SharedResponseParts()
 
     /// The most problems reported for one file: a file of a million wrong keys gets a thousand
     /// messages and a count of the rest.

@@ -13,6 +13,7 @@ public enum ScenarioLoader {
     /// in path order. Cycle rules that are unchanged from `previous` share its counters (their
     /// positions, per session too, carry over); changed or new ones start at the beginning.
     public static func load(directory: String, previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
+        let started = ContinuousClock.now
         let shown = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         guard let root = FileSystem.realPath(directory) else {
             throw ScenarioError(diagnostics: [ScenarioDiagnostic(file: shown, line: 1, column: 1, message: "scenarios folder not found")])
@@ -49,14 +50,19 @@ public enum ScenarioLoader {
             diagnostics.append(ScenarioDiagnostic(file: shown, line: 1, column: 1,
                 message: "no scenario files (*.yaml, *.yml, *.json) in this folder"))
         }
-        return try compile(sources.map { ($0.display, BodyFileResolver(directory: $0.directory, root: root), $0.text) },
-                           earlier: diagnostics, previous: previous)
+        var set = try compile(sources.map { ($0.display, BodyFileResolver(directory: $0.directory, root: root), $0.text) },
+                              earlier: diagnostics, previous: previous)
+        set.loadDuration = started.duration(to: .now)
+        return set
     }
 
     /// Compiles scenario text that has no folder (bodies then cannot come from files).
     /// `name` stands for the file in messages.
     public static func load(yaml text: String, name: String = "inline.yaml", previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
-        try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [], previous: previous)
+        let started = ContinuousClock.now
+        var set = try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [], previous: previous)
+        set.loadDuration = started.duration(to: .now)
+        return set
     }
 
     private static func compile(

@@ -8,6 +8,19 @@ public struct ScenarioSet: Sendable {
     /// The counters of the cycle rules, by what identifies each rule (its endpoint and whole
     /// definition); a reload hands them to the new set so unchanged cycles keep their positions.
     public var cycleCounters: [String: CycleCounter] = [:]
+    /// How long reading and compiling the files took.
+    public var loadDuration: Duration = .zero
+
+    /// How many rules the endpoints have in all.
+    public var ruleCount: Int { endpoints.reduce(0) { $0 + $1.rules.count } }
+
+    /// What a log line says of the set: `loaded 100000 rule(s) on 24001 endpoint(s) from 1
+    /// file(s) in 1.92 s`, with `verb` in place of `loaded`.
+    public func loadSummary(_ verb: String = "loaded") -> String {
+        let milliseconds = loadDuration.components.seconds * 1000 + loadDuration.components.attoseconds / 1_000_000_000_000_000
+        let seconds = "\(milliseconds / 1000).\(String(milliseconds % 1000 / 10 + 100).dropFirst())"
+        return "\(verb) \(ruleCount) rule(s) on \(endpoints.count) endpoint(s) from \(files.count) file(s) in \(seconds) s"
+    }
 
     /// An engine answering with these scenarios.
     public func makeEngine(options: EngineOptions = EngineOptions()) -> Engine {

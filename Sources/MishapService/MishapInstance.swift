@@ -1,6 +1,7 @@
 import Logging
 import MishapHTTP
 import MishapScenarios
+import MishapSupport
 
 /// A running Mishap, put together in one place: the scenarios loaded into a `MishapService`,
 /// the `HTTPServer` that asks it what to answer, and for a folder the `ScenarioWatcher` that
@@ -88,6 +89,12 @@ public final class MishapInstance: Sendable {
                 throw .scenarios(error)
             }
         }
+        // A folder's load is logged (inline text is the caller's own, and small).
+        if case .directory = configuration.scenarios {
+            logger.info("\(service.scenarios.loadSummary())")
+        }
+        // What loading built and dropped (the YAML trees) goes back to the system.
+        FreedMemory.returnToSystem()
         // Requests are followed to their end only when their lines are logged.
         let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
         let server = HTTPServer(configuration: configuration.server, responder: service,

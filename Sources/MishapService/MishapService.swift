@@ -94,10 +94,12 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             reloadCount.add(1, ordering: .relaxed)
             let kept = next.cycleCounters.filter { key, counter in previous.cycleCounters[key] === counter }.count
             let summary = ReloadSummary(files: next.files.count, endpoints: next.endpoints.count,
-                                        rules: next.endpoints.reduce(0) { $0 + $1.rules.count }, cyclesKept: kept)
-            logger.info("reloaded \(summary.endpoints) endpoint(s), \(summary.rules) rule(s) from \(summary.files) file(s); \(kept) cycle(s) kept their positions")
+                                        rules: next.ruleCount, cyclesKept: kept, duration: next.loadDuration)
+            logger.info("\(next.loadSummary("reloaded")); \(kept) cycle(s) kept their positions")
             return .success(summary)
         }
+        // The previous set is gone once no request holds it; give its memory back to the system.
+        FreedMemory.returnToSystem()
         return try outcome.get()
     }
 

@@ -30,62 +30,88 @@ public struct RetryObservation: Sendable {
 
 /// Watches every answer carrying `Retry-After` and the client's next request to the same
 /// endpoint in the same session (requests without a session share one), and records whether
-/// the client waited as told. Memory is bounded: at most `capacity` observations are kept.
+/// the client waited as told. Memory is bounded: at most `capacity` answers wait for their
+/// client (when full, the one waiting longest is forgotten) and `capacity` finished
+/// observations are kept (the oldest go first).
+///
+/// Each request costs O(1) whatever the count. A request that carries no `Retry-After` and whose
+/// session and endpoint await nothing takes no lock shared by all requests: an atomic count
+/// skips everything while nothing waits, and otherwise one shard of the waiting keys is looked
+/// at, under its own lock.
 public final class RetryTracker: Sendable {
     public let capacity: Int
 
-    private struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var session: String?
         var endpoint: String
     }
     private struct State {
-        var waiting: [Key: RetryObservation] = [:]
-        var finished: [RetryObservation] = []
+        /// Answers awaiting their client, in the order they were given.
+        var waiting = InsertionOrderedTable<Key, RetryObservation>()
+        var finished: RecentItems<RetryObservation>
     }
-    private let state = Mutex(State())
-    /// How many answers await their client's return; while zero, requests skip the lock.
+    private let state: Mutex<State>
+    /// The keys of `state.waiting`, changed only under `state`'s lock, readable without it.
+    private let waitingKeys = ShardedKeySet<Key>()
+    /// How many answers await their client's return; while zero, requests skip even the shards.
     private let waitingCount = Atomic<Int>(0)
+    private let lockCount = Atomic<Int>(0)
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
+        state = Mutex(State(finished: RecentItems(capacity: self.capacity)))
     }
+
+    /// How many times requests took the lock shared by all requests (for tests).
+    var lockAcquisitions: Int { lockCount.load(ordering: .relaxed) }
+    /// How many table entries requests have visited so far (for tests that count work).
+    var entriesVisited: Int { state.withLock { $0.waiting.slotsVisited } }
 
     /// Notes a request to `endpoint` arriving at `now` and the plan answering it.
     func observe(session: String?, endpoint: String, now: Int64, plan: ResponsePlan) {
         let retryAfter = plan.fault == nil && !plan.hang ? Self.retryAfter(in: plan.headers) : nil
-        guard retryAfter != nil || waitingCount.load(ordering: .relaxed) > 0 else { return }
+        guard retryAfter != nil || waitingCount.load(ordering: .acquiring) > 0 else { return }
         let key = Key(session: session, endpoint: endpoint)
+        guard retryAfter != nil || waitingKeys.contains(key) else { return }
+        let answer = retryAfter.map { retryAfter in
+            let answeredAt = now + Int64(plan.delayMilliseconds)
+            return RetryObservation(session: session, endpoint: endpoint, rule: plan.rule, status: plan.status,
+                                    retryAfter: retryAfter, answeredAt: answeredAt,
+                                    allowedAt: Self.allowedAt(retryAfter, answeredAt: answeredAt))
+        }
+        lockCount.add(1, ordering: .relaxed)
         state.withLock { state in
             if var open = state.waiting.removeValue(forKey: key) {
                 open.nextRequestAt = now
                 state.finished.append(open)
-                if state.finished.count > capacity { state.finished.removeFirst(state.finished.count - capacity) }
+                if answer == nil { waitingKeys.remove(key) }
             }
-            if let retryAfter {
-                let answeredAt = now + Int64(plan.delayMilliseconds)
-                let allowedAt: Int64
-                if let seconds = Int64(retryAfter), seconds >= 0 {
-                    allowedAt = answeredAt + seconds * 1000
-                } else if let date = WallClock.secondsSinceEpoch(httpDate: retryAfter) {
-                    allowedAt = date * 1000
-                } else {
-                    allowedAt = answeredAt
+            if let answer {
+                if state.waiting.count >= capacity, let oldest = state.waiting.removeOldest() {
+                    waitingKeys.remove(oldest.key)
                 }
-                if state.waiting.count >= capacity, state.waiting[key] == nil,
-                   let oldest = state.waiting.min(by: { $0.value.answeredAt < $1.value.answeredAt })?.key {
-                    state.waiting.removeValue(forKey: oldest)
-                }
-                state.waiting[key] = RetryObservation(session: session, endpoint: endpoint, rule: plan.rule, status: plan.status,
-                                                      retryAfter: retryAfter, answeredAt: answeredAt, allowedAt: allowedAt)
+                state.waiting.append(key, answer)
+                waitingKeys.insert(key)
             }
-            waitingCount.store(state.waiting.count, ordering: .relaxed)
+            waitingCount.store(state.waiting.count, ordering: .releasing)
         }
+    }
+
+    /// The earliest moment, in milliseconds since 1970, a `Retry-After` value sent at
+    /// `answeredAt` allows the client back (at once for a value that is neither form).
+    static func allowedAt(_ retryAfter: String, answeredAt: Int64) -> Int64 {
+        if let seconds = Int64(retryAfter), seconds >= 0 {
+            return answeredAt + seconds * 1000
+        } else if let date = WallClock.secondsSinceEpoch(httpDate: retryAfter) {
+            return date * 1000
+        }
+        return answeredAt
     }
 
     /// Every observation, finished ones first (oldest first), then those still waiting.
     public func observations(session: String? = nil, endpoint: String? = nil) -> [RetryObservation] {
         let all = state.withLock { state in
-            state.finished + state.waiting.values.sorted { $0.answeredAt < $1.answeredAt }
+            state.finished.items + state.waiting.values.sorted { $0.answeredAt < $1.answeredAt }
         }
         return all.filter { (session == nil || $0.session == session) && (endpoint == nil || $0.endpoint == endpoint) }
     }
@@ -94,12 +120,15 @@ public final class RetryTracker: Sendable {
     public func clear(session: String? = nil) {
         state.withLock { state in
             if let session {
-                state.finished.removeAll { $0.session == session }
-                state.waiting = state.waiting.filter { $0.key.session != session }
+                state.finished.keepOnly { $0.session != session }
+                for key in state.waiting.removeAll(where: { key, _ in key.session == session }) {
+                    waitingKeys.remove(key)
+                }
             } else {
-                state = State()
+                state = State(finished: RecentItems(capacity: capacity))
+                waitingKeys.removeAll()
             }
-            waitingCount.store(state.waiting.count, ordering: .relaxed)
+            waitingCount.store(state.waiting.count, ordering: .releasing)
         }
     }
 

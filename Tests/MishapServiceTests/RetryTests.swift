@@ -5,7 +5,7 @@ import Testing
 
 /// `GET /__mishap/retries`: whether a client told `Retry-After` waited before coming back to
 /// the same endpoint, per session.
-@Suite struct RetryTests {
+@Suite(.onBlockingThreads) struct RetryTests {
     static let yaml = """
         endpoints:
           - endpoint: GET /busy
