@@ -12,6 +12,11 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// Whether the client connected from this machine (a loopback address).
     public var fromLoopback: Bool
+    /// How many bytes of response headers the connection has room for beside this request:
+    /// `ResponseHead.maximumHeaderBytes`, or less when the request itself takes much of the
+    /// connection's memory (a very long target). Set by the server; a response whose headers do
+    /// not fit is planned as a 500 saying so.
+    public var responseHeaderRoom = ResponseHead.maximumHeaderBytes
 
     public init(method: String, path: String, query: [Field] = [], headers: [Field] = [], body: [UInt8] = [], fromLoopback: Bool = false) {
         self.method = method

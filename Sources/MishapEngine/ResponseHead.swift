@@ -33,20 +33,26 @@ extension ResponsePlan {
         }
     }
 
-    /// This plan when its headers fit `ResponseHead.maximumHeaderBytes` (or are never sent);
-    /// otherwise a 500 with a JSON error saying so, for the same endpoint and rule and after the
-    /// same delay, whose `warning` asks the server to log why. (A prepared response is checked
-    /// once, when its template is made.)
-    public func fittingResponseHead() -> ResponsePlan {
-        guard prepared == nil, sendsHead else { return self }
+    /// This plan when its headers fit `room` (at most `ResponseHead.maximumHeaderBytes`), or are
+    /// never sent; otherwise a 500 with a JSON error saying so, for the same endpoint and rule
+    /// and after the same delay, whose `warning` asks the server to log why. (A prepared
+    /// response fits the limit, checked once when its template is made: it is checked again only
+    /// when a request leaves less room.)
+    public func fittingResponseHead(room: Int = ResponseHead.maximumHeaderBytes) -> ResponsePlan {
+        let room = min(room, ResponseHead.maximumHeaderBytes)
+        guard sendsHead, prepared == nil || room < ResponseHead.maximumHeaderBytes else { return self }
         let bytes = ResponseHead.headerBytes(headers)
-        guard bytes > ResponseHead.maximumHeaderBytes else { return self }
-        var refusal = ResponsePlan.error(500, reason: ResponseHead.reason(bytes: bytes))
+        guard bytes > room else { return self }
+        let beside = room < ResponseHead.maximumHeaderBytes
+        var refusal = ResponsePlan.error(500, reason: beside
+            ? "Mishap cannot send this response: its headers take \(bytes) bytes, and only \(room) fit beside this request"
+            : ResponseHead.reason(bytes: bytes))
         refusal.delayMilliseconds = delayMilliseconds
         refusal.endpoint = endpoint
         refusal.rule = rule
-        refusal.warning = "response headers of \(bytes) bytes are over the limit of "
-            + "\(ResponseHead.maximumHeaderBytes) bytes; answered 500 instead of \(status)"
+        refusal.warning = beside
+            ? "response headers of \(bytes) bytes do not fit beside this request (room for \(room)); answered 500 instead of \(status)"
+            : "response headers of \(bytes) bytes are over the limit of \(ResponseHead.maximumHeaderBytes) bytes; answered 500 instead of \(status)"
         return refusal
     }
 }

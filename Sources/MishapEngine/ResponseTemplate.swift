@@ -58,7 +58,8 @@ public struct ResponseTemplate: Sendable {
         if let prepared {
             var plan = prepared.plan
             plan.prepared = prepared
-            return plan
+            let room = context.request.responseHeaderRoom
+            return room < ResponseHead.maximumHeaderBytes ? plan.fittingResponseHead(room: room) : plan
         }
         var fields: [Field]
         if let staticHeaders {
@@ -77,7 +78,7 @@ public struct ResponseTemplate: Sendable {
         return ResponsePlan(
             status: status, headers: fields, body: bytes,
             delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault
-        ).fittingResponseHead()
+        ).fittingResponseHead(room: context.request.responseHeaderRoom)
     }
 
     /// Random bytes that no HTTP parser accepts as a status line.

@@ -97,12 +97,13 @@ func handleAccess(
 
     let headers = connectionValues(connection, .HEADER_KIND)
     let limit = server.configuration.maxHeaderBytes
-    if headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }) > limit {
+    let headerBytes = headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+    if headerBytes > limit {
         let plan = ResponsePlan.headersTooLarge(limit: limit)
         if stored != firstCallMarker { requestState(requestContext).record?.note(method: method, url: url, plan: plan) }
         return server.queue(plan, on: connection)
     }
-    let request = Request(
+    var request = Request(
         method: String(cString: method),
         path: RequestTarget.path(url),
         query: connectionValues(connection, .GET_ARGUMENT_KIND),
@@ -110,8 +111,16 @@ func handleAccess(
         body: body,
         fromLoopback: mishap_connection_is_loopback(connection) != 0
     )
+    // The response head is written into the memory the request still holds: a very long
+    // target leaves less room for it (docs/libmicrohttpd.md, "The request and the response
+    // head share the connection's memory").
+    let fields = headers.count + request.query.count
+    if !server.configuration.surelyLeavesResponseRoom(targetBytes: request.path.utf8.count, headerBytes: headerBytes, fields: fields) {
+        request.responseHeaderRoom = server.configuration.responseHeaderRoom(
+            headBytes: mishap_connection_head_size(connection), fields: fields)
+    }
     // A head over the limit would not fit the connection's memory: answered 500 instead.
-    let plan = server.responder.respond(to: request).fittingResponseHead()
+    let plan = server.responder.respond(to: request).fittingResponseHead(room: request.responseHeaderRoom)
     if stored != firstCallMarker {
         let state = requestState(requestContext)
         if state.record != nil {

@@ -71,6 +71,28 @@ public struct ServerConfiguration: Sendable {
     /// libmicrohttpd adds to a response (`Date`, `Content-Length`, `Connection`).
     static let bookkeepingBytes = 8 << 10
 
+    /// What a connection reserves beside the response's own headers: the status line and the
+    /// headers libmicrohttpd adds, with room to spare.
+    static let responseLineBytes = 1 << 10
+    /// libmicrohttpd's record of each request header and query parameter.
+    static let bytesPerField = 64
+
+    /// Whether a request of about this size surely leaves room for a response head at the
+    /// limit: `targetBytes` as decoded (counted three times, as if every byte had been
+    /// percent-encoded), its headers' bytes and how many headers and query parameters it has.
+    func surelyLeavesResponseRoom(targetBytes: Int, headerBytes: Int, fields: Int) -> Bool {
+        targetBytes * 3 + headerBytes + 64 + fields * Self.bytesPerField + Self.responseLineBytes
+            + ResponseHead.maximumHeaderBytes <= connectionMemoryBytes
+    }
+
+    /// The bytes of response headers that fit in a connection's memory beside a request whose
+    /// line and headers took `headBytes` as received and that has `fields` headers and query
+    /// parameters: libmicrohttpd keeps those while it writes the response head.
+    func responseHeaderRoom(headBytes: Int, fields: Int) -> Int {
+        let left = connectionMemoryBytes - headBytes - fields * Self.bytesPerField - Self.responseLineBytes
+        return max(0, min(ResponseHead.maximumHeaderBytes, left))
+    }
+
     /// The processors online, at least 1.
     public static var processorCount: Int { Platform.processorCount }
 }

@@ -202,10 +202,13 @@ import Testing
         #expect(observer.all.first?.completedNormally == true)
     }
 
-    /// When the head cannot be built after all (a request line so long that it leaves no room
-    /// for a head at the limit), libmicrohttpd closes the connection, and the observer is told
-    /// no status, not the one planned.
-    @Test func aHeadThatCannotBeBuiltIsReportedWithoutAStatus() async throws {
+    /// A long request target leaves less of the connection's memory for the response head: a
+    /// response with headers at the limit is then answered 500 with the reason (before, the head
+    /// could not be built and the client got nothing while the plan's 200 was recorded). Whatever
+    /// the target's length, the client gets a whole answer and the observer records exactly the
+    /// status sent (or none, for libmicrohttpd's own 414, which never reaches the handler).
+    @Test(arguments: [1 << 10, 8 << 10, 12 << 10, 16 << 10, 18 << 10, 20 << 10, 22 << 10])
+    func aLongTargetGetsAnAnswerAndTheStatusSentIsRecorded(targetBytes: Int) async throws {
         let log = CapturedLog()
         let observer = CompletedRequests()
         let server = HTTPServer(configuration: ServerConfiguration(port: 0), responder: OversizeResponder(bytes: Self.limit),
@@ -213,14 +216,44 @@ import Testing
         try server.start()
         defer { _ = server.stop() }
         let connection = try RawHTTPConnection(port: try #require(server.port))
-        // 20 KiB of the connection's 24 KiB (8 KiB of request headers, 8 KiB of response
-        // headers, 8 KiB for the rest): libmicrohttpd reads the request, but the head cannot follow.
-        try connection.sendRequest("GET", "/" + String(repeating: "u", count: 20 << 10))
-        let (received, _) = try connection.readUntilEnd()
-        #expect(received.isEmpty, "\(String(decoding: received, as: UTF8.self))")
+        try connection.sendRequest("GET", "/" + String(repeating: "u", count: targetBytes), headers: [("Connection", "close")])
+        let response = try connection.readResponse()
+        if response.status == 414 {
+            #expect(targetBytes > 16 << 10, "libmicrohttpd refused a target of \(targetBytes) bytes")
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(observer.all.isEmpty)
+            return
+        }
+        #expect(response.status == 200 || response.status == 500)
+        if response.status == 500 {
+            #expect(response.text.contains("fit beside this request"), "\(response.text)")
+            #expect(log.events(at: .warning).contains { $0.message.contains("do not fit beside this request") }, "\(log.all.map(\.message))")
+        } else {
+            #expect(response.header("X-Big") != nil)
+        }
         #expect(await eventually { observer.all.count == 1 })
-        #expect(observer.all.first?.status == nil)
-        #expect(observer.all.first?.completedNormally == false)
+        #expect(observer.all.first?.status == response.status, "sent \(response.status), recorded \(String(describing: observer.all.first?.status))")
+    }
+
+    /// Through the service: a static header near the limit (a prepared response) and a long
+    /// target; the journal records the 500 that was sent, never the 200 that could not be.
+    @Test func theJournalRecordsTheStatusSentForALongTarget() async throws {
+        let big = Self.value(for: "X-Big", taking: Self.limit - 200)
+        let harness = try TestServer(yaml: """
+            endpoints:
+              - endpoint: GET /{anything}
+                rules:
+                  - name: big
+                    respond: { headers: { X-Big: "\(big)" }, text: ok }
+            """)
+        let connection = try harness.connect()
+        try connection.sendRequest("GET", "/" + String(repeating: "u", count: 18 << 10), headers: [("Connection", "close")])
+        let response = try connection.readResponse()
+        #expect(response.status == 500, "\(response.status) \(response.text)")
+        let short = try harness.sendRaw("GET", "/short")
+        #expect(short.status == 200)
+        let statuses = harness.service.journal.entries().entries.map(\.status)
+        #expect(statuses == [500, 200])
     }
 }
 

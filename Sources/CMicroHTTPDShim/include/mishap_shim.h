@@ -79,4 +79,7 @@ enum MHD_Result mishap_response_set_flags(struct MHD_Response *response, enum MH
 /// set; `MHD_get_connection_info` is variadic).
 void *mishap_connection_socket_context(struct MHD_Connection *connection);
 
+/// The bytes of the request line and headers as received (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`), or 0.
+size_t mishap_connection_head_size(struct MHD_Connection *connection);
+
 #endif
