@@ -71,9 +71,10 @@ public struct ServerConfiguration: Sendable {
     /// libmicrohttpd adds to a response (`Date`, `Content-Length`, `Connection`).
     static let bookkeepingBytes = 8 << 10
 
-    /// What a connection reserves beside the response's own headers: the status line and the
-    /// headers libmicrohttpd adds, with room to spare.
-    static let responseLineBytes = 1 << 10
+    /// What a response head takes beside the response's own headers: the status line, the
+    /// headers libmicrohttpd adds (`Date`, `Content-Length` or `Transfer-Encoding`,
+    /// `Connection`), the blank line, and the pool's alignment: about 150 bytes, with room to spare.
+    static let responseLineBytes = 256
     /// libmicrohttpd's record of each request header and query parameter.
     static let bytesPerField = 64
 

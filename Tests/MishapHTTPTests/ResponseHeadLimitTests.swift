@@ -207,17 +207,31 @@ import Testing
     /// could not be built and the client got nothing while the plan's 200 was recorded). Whatever
     /// the target's length, the client gets a whole answer and the observer records exactly the
     /// status sent (or none, for libmicrohttpd's own 414, which never reaches the handler).
-    @Test(arguments: [1 << 10, 8 << 10, 12 << 10, 16 << 10, 18 << 10, 20 << 10, 22 << 10])
-    func aLongTargetGetsAnAnswerAndTheStatusSentIsRecorded(targetBytes: Int) async throws {
+    @Test(arguments: [1 << 10, 8 << 10] + Array(stride(from: 12 << 10, through: 22 << 10, by: 512)), [0, 100])
+    func aLongTargetGetsAnAnswerAndTheStatusSentIsRecorded(targetBytes: Int, queryParameters: Int) async throws {
         let log = CapturedLog()
         let observer = CompletedRequests()
-        let server = HTTPServer(configuration: ServerConfiguration(port: 0), responder: OversizeResponder(bytes: Self.limit),
+        var configuration = ServerConfiguration(port: 0)
+        configuration.headTimeoutSeconds = 2  // closes the requests libmicrohttpd never hands over sooner
+        let server = HTTPServer(configuration: configuration, responder: OversizeResponder(bytes: Self.limit),
                                 observer: observer, logger: log.logger)
         try server.start()
         defer { _ = server.stop() }
         let connection = try RawHTTPConnection(port: try #require(server.port))
-        try connection.sendRequest("GET", "/" + String(repeating: "u", count: targetBytes), headers: [("Connection", "close")])
-        let response = try connection.readResponse()
+        let query = (0..<queryParameters).map { "q\($0)=\($0)" }.joined(separator: "&")
+        let target = "/" + String(repeating: "u", count: max(1, targetBytes - query.utf8.count)) + (query.isEmpty ? "" : "?" + query)
+        try connection.sendRequest("GET", target, headers: [("Connection", "close")])
+        let response: ClientResponse
+        do {
+            response = try connection.readResponse()
+        } catch {
+            // libmicrohttpd's own defect (README, "Known limits"): query parameters that outgrow
+            // the connection's memory get no answer. Then no status may be recorded either.
+            #expect(queryParameters > 0 && targetBytes > 16 << 10, "no answer to a target of \(targetBytes) bytes: \(error)")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(observer.all.allSatisfy { $0.status == nil }, "\(observer.all)")
+            return
+        }
         if response.status == 414 {
             #expect(targetBytes > 16 << 10, "libmicrohttpd refused a target of \(targetBytes) bytes")
             try await Task.sleep(for: .milliseconds(100))
