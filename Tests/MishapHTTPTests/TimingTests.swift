@@ -93,13 +93,18 @@ import Testing
     // Lower bounds are exact; upper bounds leave room for a machine busy with other work
     // (the URLSession ones more, as connection setup and URLSession's own queue add to them).
 
+    /// How late a URLSession client may see an answer: a sanity bound only. URLSession runs every
+    /// request of the test process on one shared thread, which a loaded machine running all the
+    /// tests at once delays by seconds; the exact bounds are measured on raw sockets instead.
+    static let urlSessionBound = Duration.seconds(15)
+
     @Test func fixedDelayAnswersAfterIt() async throws {
         let server = try TestServer(yaml: Self.yaml)
         let (response, elapsed) = try await timed { try await server.send("GET", "/fixed") }
         #expect(response.status == 200)
         #expect(response.json?["late"] as? Bool == true)
         #expect(elapsed >= .milliseconds(300), "answered after \(elapsed)")
-        #expect(elapsed < .seconds(5), "answered after \(elapsed)")
+        #expect(elapsed < Self.urlSessionBound, "answered after \(elapsed)")
 
         for (text, elapsed) in try await rawTimings(server, "/fixed", count: 3) {
             #expect(text == #"200 {"late":true}"#)
@@ -113,7 +118,7 @@ import Testing
         let (response, elapsed) = try await timed { try await server.send("GET", "/units") }
         #expect(response.text == "units")
         #expect(elapsed >= .milliseconds(400), "answered after \(elapsed)")
-        #expect(elapsed < .seconds(5), "answered after \(elapsed)")
+        #expect(elapsed < Self.urlSessionBound, "answered after \(elapsed)")
     }
 
     @Test func delayRangeDrawsEachWaitFromTheSeed() async throws {
@@ -140,7 +145,7 @@ import Testing
         let (response, elapsed) = try await timed { try await server.send("GET", "/range") }
         #expect(response.text == "ranged")
         #expect(elapsed >= .milliseconds(100), "answered after \(elapsed)")
-        #expect(elapsed < .seconds(5), "answered after \(elapsed)")
+        #expect(elapsed < Self.urlSessionBound, "answered after \(elapsed)")
     }
 
     @Test func delayComesBeforeAFault() async throws {
@@ -168,11 +173,11 @@ import Testing
         let elapsed = start.duration(to: .now)
         #expect(error?.code == .timedOut, "\(String(describing: error))")
         #expect(elapsed >= .milliseconds(900), "gave up after \(elapsed)")
-        #expect(elapsed < .seconds(5), "gave up after \(elapsed)")
+        #expect(elapsed < Self.urlSessionBound, "gave up after \(elapsed)")
         // The server still answers, at once.
         let (response, fastElapsed) = try await timed { try await server.send("GET", "/fast") }
         #expect(response.text == "fast")
-        #expect(fastElapsed < .seconds(3), "answered after \(fastElapsed)")
+        #expect(fastElapsed < Self.urlSessionBound, "answered after \(fastElapsed)")
     }
 
     @Test func defaultTimeoutTriggerHangs() async throws {
@@ -302,7 +307,7 @@ import Testing
         #expect(response.text == "abc")
         #expect(response.header("Content-Length") == "3")
         #expect(elapsed >= .milliseconds(300), "whole after \(elapsed)")
-        #expect(elapsed < .seconds(5), "whole after \(elapsed)")
+        #expect(elapsed < Self.urlSessionBound, "whole after \(elapsed)")
     }
 
     @Test func delayedAndDribbledResponsesKeepTheConnectionAlive() async throws {
@@ -347,7 +352,7 @@ import Testing
         #expect(response.status == 200)
         #expect(response.text == #"{"isAvailable":true,"userName":"trickle"}"#)
         #expect(elapsed >= .milliseconds(4800), "whole after \(elapsed)")
-        #expect(elapsed < .seconds(10), "whole after \(elapsed)")
+        #expect(elapsed < .seconds(5) + Self.urlSessionBound, "whole after \(elapsed)")
     }
 
     @Test func defaultSlowpokeArrivesBetweenOneAndAHalfAndThreeSeconds() async throws {
@@ -356,7 +361,7 @@ import Testing
         #expect(response.status == 200)
         #expect(response.json?["token"] as? String == "c7d83mdla_3ms")
         #expect(elapsed >= .milliseconds(1500), "answered after \(elapsed)")
-        #expect(elapsed < .seconds(6), "answered after \(elapsed)")
+        #expect(elapsed < Self.urlSessionBound, "answered after \(elapsed)")
     }
 }
 
