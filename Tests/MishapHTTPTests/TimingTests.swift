@@ -97,6 +97,10 @@ import Testing
     /// request of the test process on one shared thread, which a loaded machine running all the
     /// tests at once delays by seconds; the exact bounds are measured on raw sockets instead.
     static let urlSessionBound = Duration.seconds(15)
+    /// How much later than due an answer read on a raw socket may arrive: a loaded machine (the
+    /// whole suite at once beside two busy loops, `make test-under-load`) stalls a thread for
+    /// over a second now and then. The lower bounds, which show a wait happened, stay exact.
+    static let stall = Duration.seconds(2)
 
     @Test func fixedDelayAnswersAfterIt() async throws {
         let server = try TestServer(yaml: Self.yaml)
@@ -109,7 +113,7 @@ import Testing
         for (text, elapsed) in try await rawTimings(server, "/fixed", count: 3) {
             #expect(text == #"200 {"late":true}"#)
             #expect(elapsed >= .milliseconds(300), "answered after \(elapsed)")
-            #expect(elapsed < .milliseconds(1300), "answered after \(elapsed)")
+            #expect(elapsed < .milliseconds(300) + Self.stall, "answered after \(elapsed)")
         }
     }
 
@@ -131,7 +135,7 @@ import Testing
         for (wait, timing) in zip(expected, timings) {
             #expect(timing.text == "200 ranged")
             #expect(timing.elapsed >= .milliseconds(wait), "drew \(wait) ms, answered after \(timing.elapsed)")
-            #expect(timing.elapsed < .milliseconds(wait + 1000), "drew \(wait) ms, answered after \(timing.elapsed)")
+            #expect(timing.elapsed < .milliseconds(wait) + Self.stall, "drew \(wait) ms, answered after \(timing.elapsed)")
         }
     }
 
@@ -140,7 +144,7 @@ import Testing
         for (text, elapsed) in try await rawTimings(server, "/range", count: 8) {
             #expect(text == "200 ranged")
             #expect(elapsed >= .milliseconds(100), "answered after \(elapsed)")
-            #expect(elapsed < .milliseconds(1200), "answered after \(elapsed)")
+            #expect(elapsed < .milliseconds(200) + Self.stall, "answered after \(elapsed)")
         }
         let (response, elapsed) = try await timed { try await server.send("GET", "/range") }
         #expect(response.text == "ranged")
@@ -293,11 +297,11 @@ import Testing
         #expect(received.head.hasPrefix("HTTP/1.1 200"), "\(received.head)")
         #expect(received.head.contains("Content-Length: \(Self.dribbleBody.utf8.count)\r\n"), "\(received.head)")
         #expect(String(decoding: received.body, as: UTF8.self) == Self.dribbleBody)
-        #expect(received.firstByte < .milliseconds(400), "the first piece came after \(received.firstByte)")
-        #expect(received.bodyPieces.count >= 3, "body pieces at \(received.bodyPieces)")
+        #expect(received.firstByte < Self.stall, "the first piece came after \(received.firstByte)")
+        #expect(received.bodyPieces.count >= 2, "body pieces at \(received.bodyPieces)")
         if let first = received.bodyPieces.first, let last = received.bodyPieces.last {
             #expect(last - first >= .milliseconds(500), "body pieces at \(received.bodyPieces)")
-            #expect(last < .seconds(3), "body pieces at \(received.bodyPieces)")
+            #expect(last < .seconds(1) + Self.stall, "body pieces at \(received.bodyPieces)")
         }
     }
 
