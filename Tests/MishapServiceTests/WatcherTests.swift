@@ -33,12 +33,17 @@ import Testing
     }
 
     /// Writes `text` in place to the scenario file and polls until `condition` holds; how long
-    /// that took from the write, or nil when it did not within 2 s.
+    /// that took from the write, or nil when it did not within 5 s.
+    /// How soon a change must be picked up: within a second (inotify: the 100 ms settle time;
+    /// polling: one 500 ms interval and the settle time), plus the 2 s a loaded machine may
+    /// stall a thread (`make test-under-load`).
+    static let bound = Duration.seconds(3)
+
     func edit(_ folder: TemporaryFolder, _ text: String, _ harness: TestServer,
               until condition: @escaping () async throws -> Bool) async throws -> Duration? {
         try folder.write("w.yaml", text, inPlace: true)
         let written = ContinuousClock.now
-        guard try await eventually(within: .seconds(2), condition) else { return nil }
+        guard try await eventually(within: .seconds(5), condition) else { return nil }
         return written.duration(to: .now)
     }
 
@@ -52,23 +57,23 @@ import Testing
         // Timed by the service's own count, not by a client's round trips: on a loaded machine
         // URLSession's one shared thread, busy with every other test, made the answer seconds late.
         let picked = try await edit(folder, Self.scenario("v2"), harness) { service.reloads == 1 }
-        let pickedAfter = try #require(picked, "the edit to v2 was not picked up within 2 s")
-        #expect(pickedAfter < .seconds(1), "picked up after \(pickedAfter)")
+        let pickedAfter = try #require(picked, "the edit to v2 was not picked up within 5 s")
+        #expect(pickedAfter < Self.bound, "picked up after \(pickedAfter)")
         #expect(try await answer(harness) == "200 v2")
         #expect(service.reloads == 1)
 
         let refused = try await edit(folder, "endpoint: GET /w\nrules:\n  - name: w\n    respond: { status: 1000 }\n", harness) {
             service.lastReloadFailure != nil
         }
-        let refusedAfter = try #require(refused, "the broken edit was not noticed within 2 s")
-        #expect(refusedAfter < .seconds(1), "noticed after \(refusedAfter)")
+        let refusedAfter = try #require(refused, "the broken edit was not noticed within 5 s")
+        #expect(refusedAfter < Self.bound, "noticed after \(refusedAfter)")
         #expect(service.lastReloadFailure?.diagnostics.first?.file == folder.path + "/w.yaml")
         #expect(service.lastReloadFailure?.diagnostics.first?.line == 4)
         #expect(try await answer(harness) == "200 v2")
 
         let fixed = try await edit(folder, Self.scenario("v3"), harness) { service.reloads == 2 }
-        let fixedAfter = try #require(fixed, "the fix was not picked up within 2 s")
-        #expect(fixedAfter < .seconds(1), "picked up after \(fixedAfter)")
+        let fixedAfter = try #require(fixed, "the fix was not picked up within 5 s")
+        #expect(fixedAfter < Self.bound, "picked up after \(fixedAfter)")
         #expect(try await answer(harness) == "200 v3")
         #expect(service.lastReloadFailure == nil)
         #expect(service.reloads == 2)
