@@ -28,6 +28,16 @@ import Testing
         }
     }
 
+    /// Edits `path`, a file no longer in the watched tree, and checks that nothing reloads
+    /// within 400 ms (four times the settle time).
+    static func expectNoReload(_ harness: TestServer, editing path: String, _ message: Comment,
+                               sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let reloads = harness.service.reloads
+        try overwrite(path, scenario("w", "stale"))
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(harness.service.reloads == reloads, message, sourceLocation: sourceLocation)
+    }
+
     /// Writes `text` into the existing file `path` (in place, as `>` does).
     static func overwrite(_ path: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -112,10 +122,7 @@ import Testing
         try Self.overwrite(scenarios + "/w.yaml", Self.scenario("w", "v3"))
         try await Self.expectAnswer(harness, "w", "v3", after: "an edit after the move")
 
-        let reloads = harness.service.reloads
-        try Self.overwrite(base.path + "/old/w.yaml", Self.scenario("w", "old"))
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(harness.service.reloads == reloads, "an edit to the folder moved aside reloaded")
+        try await Self.expectNoReload(harness, editing: base.path + "/old/w.yaml", "an edit to the folder moved aside reloaded")
     }
 
     /// A sub-folder removed and made again, then a file in it edited.
@@ -151,10 +158,7 @@ import Testing
         try Self.overwrite(base.path + "/B/w.yaml", Self.scenario("w", "v3"))
         try await Self.expectAnswer(harness, "w", "v3", after: "an edit in the new target")
 
-        let reloads = harness.service.reloads
-        try Self.overwrite(base.path + "/A/w.yaml", Self.scenario("w", "stale"))
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(harness.service.reloads == reloads, "an edit to the old target reloaded")
+        try await Self.expectNoReload(harness, editing: base.path + "/A/w.yaml", "an edit to the old target reloaded")
         try await Self.expectAnswer(harness, "w", "v3", after: "nothing")
     }
 
