@@ -93,8 +93,6 @@ public final class MishapInstance: Sendable {
         if case .directory = configuration.scenarios {
             logger.info("\(service.scenarios.loadSummary())")
         }
-        // What loading built and dropped (the YAML trees) goes back to the system.
-        FreedMemory.returnToSystem()
         // Requests are followed to their end only when their lines are logged.
         let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
         let server = HTTPServer(configuration: configuration.server, responder: service,

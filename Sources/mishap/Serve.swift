@@ -84,6 +84,10 @@ struct Serve: ParsableCommand {
         }
         print("mishap listening on \(url)")
         fflush(nil)
+        // What loading built and dropped (the YAML trees) goes back to the system. Done here,
+        // in the server's own process, not by MishapInstance: a test process starting servers
+        // by the hundred must not trim its whole heap (and hold malloc's locks) each time.
+        FreedMemory.returnToSystem()
         logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = FileDescriptor.writeAll(descriptor, url + "\n")
