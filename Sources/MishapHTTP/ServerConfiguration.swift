@@ -64,7 +64,7 @@ public struct ServerConfiguration: Sendable {
     /// request with headers at the limit is always answered, even by a response with headers at
     /// theirs. (libmicrohttpd answers 431 itself when headers outgrow it; below that, Mishap
     /// checks the exact limit.)
-    var connectionMemoryBytes: Int { maxHeaderBytes + ResponseHead.maximumHeaderBytes + Self.bookkeepingBytes }
+    public var connectionMemoryBytes: Int { maxHeaderBytes + ResponseHead.maximumHeaderBytes + Self.bookkeepingBytes }
 
     /// The rest of a connection's memory: the request line, libmicrohttpd's record of each
     /// request header and query parameter (64 bytes apiece), the status line and the headers

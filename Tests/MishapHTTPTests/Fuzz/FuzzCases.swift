@@ -353,7 +353,10 @@ enum FuzzCases {
             (1, ("GET", Array("/__mishap/nowhere".utf8) + session, 404)),
             (1, ("DELETE", Array("/__mishap/health".utf8), 405)),
         ])
-        let expected = ExpectedResponse(statuses: [status], method: method) { response in
+        // A session encoded into the path may hold `%00`: refused with 400 before routing.
+        let path = target.split(separator: UInt8(ascii: "?"), maxSplits: 1).first ?? []
+        let refusedForNul = path.firstRange(of: Array("%00".utf8)) != nil
+        let expected = ExpectedResponse(statuses: [refusedForNul ? 400 : status], method: method) { response in
             jsonObject(response) == nil ? "not a JSON object: \(printable(response.body))" : nil
         }
         return (request(method, target), expected)

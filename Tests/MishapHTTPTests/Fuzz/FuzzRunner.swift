@@ -123,6 +123,10 @@ enum FuzzRunner {
     /// Statuses an answer may have: the scenario's, Mishap's own (400 for a forced rule it does
     /// not know, 404, 405, 413, 431) and libmicrohttpd's refusals of broken requests. A 500
     /// would mean the server failed itself.
+    /// The start of the reason of the 500 that answers when placeholders take a response's
+    /// headers past their limit (`ResponsePlan.fittingResponseHead`).
+    static let responseHeadTooLarge = "Mishap cannot send this response: its headers take "
+
     static let allowedStatuses: Set<Int> = [100, 200, 201, 202, 400, 404, 405, 411, 413, 414, 417, 431, 501, 503, 505]
 
     /// The problems with an outcome, and the label it is counted under.
@@ -154,6 +158,10 @@ enum FuzzRunner {
         if doubled != nil {
             label = "libmicrohttpd's doubled error head"
             if outcome.end != .closed && outcome.end != .reset { problems.append("not closed after the doubled error head") }
+        } else if finals.isEmpty && outcome.received.isEmpty && closedByServer && headFillsConnectionMemory(fuzzCase) {
+            // Closed unanswered: a limitation of libmicrohttpd 0.9.75, not a choice (see below).
+            label = "closed unanswered, its head filling the connection's memory"
+            return (problems, label)
         } else if outcome.end == .reset {
             let announced = finals.last?.announcesClose == true || outcome.sendError != nil
             if !announced && fuzzCase.expected != nil {
@@ -196,12 +204,35 @@ enum FuzzRunner {
         return (problems, label)
     }
 
+    /// How close to the connection's memory a head must come to be closed unanswered.
+    static let connectionMemoryBand = 512
+
+    /// Whether the case's first request has a head (line, headers, and libmicrohttpd's record of
+    /// each header: `ServerConfiguration.bytesPerField`) that nearly fills the connection's
+    /// memory, counting or not the bytes pipelined after it (libmicrohttpd may have read them too).
+    /// libmicrohttpd 0.9.75 keeps the head there while it builds the response head in the same
+    /// memory, and has no call to free it first: a head over Mishap's header limit that fits but
+    /// leaves less room than the 431's head needs (a band about 150 bytes wide) cannot be
+    /// answered, and the connection is closed unanswered (docs/libmicrohttpd.md, "A head that
+    /// fills the connection's memory is closed unanswered").
+    static func headFillsConnectionMemory(_ fuzzCase: FuzzCase) -> Bool {
+        let bytes = fuzzCase.bytes
+        guard let headEnd = bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return false }
+        let lines = bytes[..<headEnd].split(separator: UInt8(ascii: "\n")).count
+        let least = headEnd + (lines - 1) * 64
+        let most = least + (bytes.count - headEnd)
+        let memory = HTTPFuzzTests.configuration.connectionMemoryBytes
+        return most >= memory - connectionMemoryBand && least <= memory + connectionMemoryBand
+    }
+
     /// Rules every response obeys: no injected header, valid JSON when it says JSON, an
     /// expected status.
     static func generalProblems(_ response: WireResponse) -> [String] {
         var problems: [String] = []
         if response.has("X-Injected") { problems.append("a request value added a header: \(response.headers)") }
-        if !allowedStatuses.contains(response.status) { problems.append("unexpected status \(response.status): \(printable(response.body))") }
+        if response.status == 500, jsonObject(response)?["reason"].flatMap({ $0 as? String })?.hasPrefix(responseHeadTooLarge) == true {
+            // Request values echoed into response headers past their limit: answered 500 by design.
+        } else if !allowedStatuses.contains(response.status) { problems.append("unexpected status \(response.status): \(printable(response.body))") }
         if response.header("Content-Type")?.hasPrefix("application/json") == true && !response.body.isEmpty {
             if (try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])) == nil {
                 problems.append("invalid JSON body: \(printable(response.body))")

@@ -128,10 +128,11 @@ import Testing
         let failures = board.failures
         let report = failures.prefix(25).joined(separator: "\n")
         let allPassed = failures.isEmpty
+        // The failures come last: a log shown by its tail still shows them.
         #expect(allPassed, """
+            \(summary)
             \(failures.count) failing fuzz cases (seed \(seed)); rerun one with MISHAP_FUZZ_SEED=\(seed) MISHAP_FUZZ_CASE=N:
             \(report)
-            \(summary)
             """)
     }
 
