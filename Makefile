@@ -8,7 +8,7 @@ ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libmicrohttpd-dev libyaml-dev pkg-config curl
 
-.PHONY: all deps build release run test check clean
+.PHONY: all deps build release run install uninstall test check clean
 
 all: build
 
@@ -26,18 +26,38 @@ build: deps
 ## release: the Swift runtime linked in, and a fixed-address (non-PIE) executable, which spares the
 ## dynamic loader ~76,000 relocations at every start (about 1 ms). The flags are written once, in
 ## scripts/release-flags: the Dockerfile reads that file, and the scripts that build a release
-## (bench, soak, image-check) get them from here, or read the file when run by hand.
+## (bench, soak, image-check) get them from here, or read the file when run by hand. Only the
+## mishap product: the tests' support target needs the Testing module, which a release build lacks.
 RELEASE_FLAGS := $(shell cat scripts/release-flags)
 ifeq ($(strip $(RELEASE_FLAGS)),)
 $(error scripts/release-flags is missing or empty)
 endif
 
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) --product mishap
 
 ## run: build a release binary and serve ./scenarios on http://127.0.0.1:8080 (ARGS="--port 9000" to change)
 run: release
+	@echo "mishap: serving $(SCENARIOS) at the URL on the line 'mishap listening on ...' below; press Ctrl-C to stop it"
 	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
+
+## install: the release binary to PREFIX/bin and the default scenarios to PREFIX/share/mishap,
+## where `mishap serve` finds them when the current folder has no ./scenarios. PREFIX is
+## /usr/local for root or when /usr/local/bin is writable, else ~/.local (no sudo needed);
+## `make install PREFIX=/opt/mishap` chooses. DESTDIR stages a package.
+PREFIX ?= $(if $(or $(filter 0,$(shell id -u)),$(shell test -w /usr/local/bin && echo yes)),/usr/local,$(HOME)/.local)
+install: release
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/mishap"
+	install -m 0755 .build/release/mishap "$(DESTDIR)$(PREFIX)/bin/mishap"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/mishap/scenarios"
+	cp -R scenarios "$(DESTDIR)$(PREFIX)/share/mishap/scenarios"
+	@echo "mishap: installed $(PREFIX)/bin/mishap and the default scenarios in $(PREFIX)/share/mishap/scenarios"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "mishap: $(PREFIX)/bin is not on your PATH; add it, for example: echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.profile" ;; esac
+
+## uninstall: remove what install put in PREFIX
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/mishap"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/mishap"
 
 ## test: build and run every test, and only the tests, in three runs. The tests that start
 ## processes run on their own: Foundation's Process.run can crash in a test process holding
@@ -110,7 +130,12 @@ slowloris: deps
 
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make check runs it
-.PHONY: image-check
+.PHONY: image-check install-check
+## install-check: make install into a temporary PREFIX, serve the installed default scenarios
+## from another folder, then make uninstall (CI runs it)
+install-check: deps
+	SWIFT="$(SWIFT)" scripts/install-check.sh
+
 image-check: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/image-check.sh
 

@@ -1,7 +1,7 @@
 /// Starting this program again as a background server.
 public enum Spawn {
     /// The running executable.
-    static var executablePath: String {
+    public static var executablePath: String {
         #if os(Linux)
         return "/proc/self/exe"
         #else

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make install-check: `make install` into a temporary PREFIX, then, from a folder with no
+# ./scenarios, the installed `mishap` serves the installed default scenarios (the maintenance
+# cycle answers 500), `validate` and `routes` read them, and `make uninstall` removes it all.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=$(mktemp -d /tmp/mishap-install.XXXXXX)
+elsewhere=$(mktemp -d /tmp/mishap-elsewhere.XXXXXX)
+server=""
+cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$prefix" "$elsewhere"; }
+trap cleanup EXIT
+fail() { echo "install-check: $*" >&2; exit 1; }
+
+make --no-print-directory install PREFIX="$prefix" SWIFT="${SWIFT:-swift}"
+[ -x "$prefix/bin/mishap" ] || fail "no executable $prefix/bin/mishap"
+[ -f "$prefix/share/mishap/scenarios/login.yaml" ] || fail "no default scenarios in $prefix/share/mishap/scenarios"
+
+cd "$elsewhere"
+"$prefix/bin/mishap" validate >/dev/null || fail "validate did not find the installed scenarios"
+"$prefix/bin/mishap" routes | grep -q "GET /isUserNameAvailable" || fail "routes did not list the installed scenarios"
+"$prefix/bin/mishap" serve --port 0 >"$elsewhere/out" 2>"$elsewhere/err" &
+server=$!
+url=""
+for _ in $(seq 1 100); do
+    url=$(sed -n 's/^mishap listening on //p' "$elsewhere/out")
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+[ -n "$url" ] || fail "the installed mishap did not start: $(cat "$elsewhere/err")"
+status=$(curl -s -o /dev/null -w '%{http_code}' "$url/isUserNameAvailable?userName=maintenance")
+[ "$status" = 500 ] || fail "maintenance answered $status, not 500"
+grep -q "share/mishap/scenarios" "$elsewhere/err" || fail "the log does not say which scenarios it serves: $(cat "$elsewhere/err")"
+kill "$server"; wait "$server" || true; server=""
+cd - >/dev/null
+
+make --no-print-directory uninstall PREFIX="$prefix"
+[ ! -e "$prefix/bin/mishap" ] && [ ! -e "$prefix/share/mishap" ] || fail "uninstall left files behind"
+echo "install-check: ok ($url served the installed default scenarios)"
