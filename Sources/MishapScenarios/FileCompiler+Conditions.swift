@@ -1,3 +1,4 @@
+import MishapSupport
 import MishapEngine
 
 extension FileCompiler {

@@ -1,3 +1,4 @@
+import MishapSupport
 import MishapEngine
 
 /// Compiles one scenario file's YAML tree into endpoints, collecting every problem it finds

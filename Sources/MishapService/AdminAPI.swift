@@ -11,16 +11,21 @@ struct AdminAPI: Sendable {
 
     private struct Route: Sendable {
         let method: String
+        /// The query parameters the call takes; any other is refused (400), so a typo such as
+        /// `reset?sesion=s1` cannot silently do something broader than asked.
+        let parameters: [String]
         let handler: @Sendable (AdminAPI, Request) -> ResponsePlan
     }
 
     private static let routes: [String: Route] = [
-        "health": Route(method: "GET") { api, _ in api.health() },
-        "scenarios": Route(method: "GET") { api, _ in api.scenarios() },
-        "reset": Route(method: "POST") { api, request in api.reset(request) },
-        "reload": Route(method: "POST") { api, _ in api.reload() },
-        "requests": Route(method: "GET") { api, request in api.requests(request) },
-        "retries": Route(method: "GET") { api, request in api.retries(request) },
+        "health": Route(method: "GET", parameters: []) { api, _ in api.health() },
+        "scenarios": Route(method: "GET", parameters: []) { api, _ in api.scenarios() },
+        "reset": Route(method: "POST", parameters: ["session"]) { api, request in api.reset(request) },
+        "reload": Route(method: "POST", parameters: []) { api, _ in api.reload() },
+        "requests": Route(method: "GET", parameters: ["path", "method", "session", "rule", "endpoint", "limit"]) { api, request in
+            api.requests(request)
+        },
+        "retries": Route(method: "GET", parameters: ["session", "endpoint"]) { api, request in api.retries(request) },
     ]
 
     /// The header that may carry the admin token, besides `Authorization: Bearer`.
@@ -49,7 +54,27 @@ struct AdminAPI: Sendable {
             plan.headers.append(Field("Allow", route.method == "GET" ? "GET, HEAD" : route.method))
             return plan
         }
+        if let problem = Self.parameterProblem(request.query, path: request.path, known: route.parameters) {
+            return Self.error(400, problem)
+        }
         return route.handler(self, request)
+    }
+
+    /// Why a call's query parameters are refused, or nil: a name the call does not take (with the
+    /// nearest it does, when one is close), or a parameter given twice.
+    static func parameterProblem(_ query: [Field], path: String, known: [String]) -> String? {
+        var seen: Set<String> = []
+        for field in query {
+            guard known.contains(field.name) else {
+                let takes = known.isEmpty ? "\(path) takes no query parameters"
+                    : "\(path) takes " + known.map { "'\($0)'" }.joined(separator: ", ")
+                return "unknown query parameter '\(field.name)'\(Suggestion.hint(for: field.name, in: known)); \(takes)"
+            }
+            if !seen.insert(field.name).inserted {
+                return "query parameter '\(field.name)' is given more than once"
+            }
+        }
+        return nil
     }
 
     /// The token a request presents, from `Authorization: Bearer` or the token header.

@@ -1,7 +1,7 @@
 /// "Did you mean" for misspelt keys and names.
-enum Suggestion {
+public enum Suggestion {
     /// The closest candidate to `word`, when it is close enough to be a likely typo.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         // A likely typo is short, and within 3 edits, so within 3 characters of the candidate's
         // length; anything else would cost a full comparison for nothing.
         guard word.utf8.count <= 64 else { return nil }
@@ -16,12 +16,12 @@ enum Suggestion {
     }
 
     /// Appends ` (did you mean 'x'?)` when there is a close candidate.
-    static func hint(for word: String, in candidates: [String]) -> String {
+    public static func hint(for word: String, in candidates: [String]) -> String {
         closest(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
     }
 
     /// Levenshtein distance, counting a swap of two neighbours as one edit.
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    public static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previousPrevious = [Int](repeating: 0, count: b.count + 1)
