@@ -52,7 +52,7 @@ public final class Engine: Sendable {
 
     private func answer(_ endpoint: Endpoint, _ context: inout MatchContext, forced: String?) -> ResponsePlan? {
         guard let forced else { return endpoint.respond(&context, random: random) }
-        guard let index = endpoint.rules.firstIndex(where: { $0.name == forced }) else {
+        guard let index = endpoint.rules.firstIndex(where: { $0.isNamed(forced) }) else {
             return unknownRule(forced, in: endpoint)
         }
         return endpoint.respond(&context, forcing: index, random: random)
@@ -74,7 +74,9 @@ public final class Engine: Sendable {
     /// so a misspelt name in a test fails loudly.
     private func unknownRule(_ name: String, in endpoint: Endpoint) -> ResponsePlan {
         var reason = "\(options.ruleHeader): no rule '\(name)' in \(endpoint.name); its rules are "
-        reason += endpoint.rules.map(\.name).joined(separator: ", ")
+        reason += endpoint.rules.map { rule in
+            rule.aliases.isEmpty ? rule.name : "\(rule.name) (\(rule.aliases.joined(separator: ", ")))"
+        }.joined(separator: ", ")
         var plan = ResponsePlan.error(400, reason: reason)
         plan.endpoint = endpoint.name
         return plan

@@ -17,6 +17,8 @@ public final class Rule: Sendable {
     }
 
     public let name: String
+    /// Other names `X-Mishap-Rule` accepts for the rule (`maintenance!`), besides `name`.
+    public let aliases: [String]
     /// Alternatives: the rule matches when any of them holds.
     public let when: [Predicate]
     public let action: Action
@@ -36,8 +38,10 @@ public final class Rule: Sendable {
         return sourceLine > 0 ? "\(sourceFile):\(sourceLine)" : sourceFile
     }
 
-    public init(name: String, when: [Predicate] = [.always], action: Action, chance: Double? = nil, source: String? = nil) {
+    public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
+                source: String? = nil) {
         self.name = name
+        self.aliases = aliases
         self.when = when
         self.action = action
         self.chance = chance
@@ -46,13 +50,21 @@ public final class Rule: Sendable {
     }
 
     /// A rule declared at `line` of `file`.
-    public init(name: String, when: [Predicate] = [.always], action: Action, chance: Double? = nil, file: String, line: Int) {
+    public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
+                file: String, line: Int) {
         self.name = name
+        self.aliases = aliases
         self.when = when
         self.action = action
         self.chance = chance
         self.sourceFile = file
         self.sourceLine = max(1, line)
+    }
+
+    /// Whether `X-Mishap-Rule: forced` names this rule: its name or an alias, ASCII letters in
+    /// any case (`SERVERERROR` is `serverError`).
+    public func isNamed(_ forced: String) -> Bool {
+        name.equalsIgnoringASCIICase(forced) || aliases.contains { $0.equalsIgnoringASCIICase(forced) }
     }
 
     func matches(_ context: inout MatchContext) -> Bool {

@@ -3,7 +3,7 @@ import MishapEngine
 extension FileCompiler {
     static let fileKeys = ["endpoint", "rules", "endpoints"]
     static let endpointKeys = ["endpoint", "rules"]
-    static let ruleKeys = ["name", "when", "chance", "respond", "cycle"]
+    static let ruleKeys = ["name", "aliases", "when", "chance", "respond", "cycle"]
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
 
     /// A file holds one endpoint (`endpoint:` and `rules:`) or several (`endpoints:`, a list of them).
@@ -54,21 +54,29 @@ extension FileCompiler {
         if ruleNodes.isEmpty { error("'rules' is empty: an endpoint needs at least one rule", at: rulesNode) }
 
         var rules: [Rule] = []
+        // Names and aliases select rules in `X-Mishap-Rule`, in any case: unique, folded.
         var names: [String: YAMLNode] = [:]
         let endpointName = "\(method) \(parts[1])"
         for ruleNode in ruleNodes {
-            guard let (rule, nameNode) = compileRule(ruleNode, path: path, endpoint: endpointName) else { continue }
-            if let first = names[rule.name] {
-                error("duplicate rule name '\(shown(rule.name))' (first at \(displayPath):\(first.mark.line):\(first.mark.column))", at: nameNode)
-                continue
+            guard let (rule, nameNodes) = compileRule(ruleNode, path: path, endpoint: endpointName) else { continue }
+            var clash = false
+            for (position, (name, node)) in nameNodes.enumerated() {
+                if let first = names[name.lowercased()] {
+                    let what = position == 0 ? "rule name" : "alias"
+                    let folded = first.scalar?.string == name ? "" : " (X-Mishap-Rule compares names and aliases in any case)"
+                    error("duplicate \(what) '\(shown(name))'\(folded) (first at \(displayPath):\(first.mark.line):\(first.mark.column))", at: node)
+                    clash = true
+                } else {
+                    names[name.lowercased()] = node
+                }
             }
-            names[rule.name] = nameNode
-            rules.append(rule)
+            if !clash { rules.append(rule) }
         }
         return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode)), endpointNode)
     }
 
-    private mutating func compileRule(_ node: YAMLNode, path: PathPattern, endpoint: String) -> (Rule, YAMLNode)? {
+    /// A rule, with its name and each alias and where they are written.
+    private mutating func compileRule(_ node: YAMLNode, path: PathPattern, endpoint: String) -> (Rule, [(name: String, node: YAMLNode)])? {
         guard let keyed = mapping(node, allowedKeys: Self.ruleKeys, what: "a rule") else { return nil }
         guard let nameNode = keyed["name"] else {
             error("rule has no 'name:' (names appear in logs and select rules for tests)", at: node)
@@ -77,6 +85,7 @@ extension FileCompiler {
         guard let name = string(nameNode, what: "'name'") else { return nil }
         if name.isEmpty { error("'name' must not be empty", at: nameNode) }
 
+        let aliases = keyed["aliases"].map { compileAliases($0) } ?? []
         let predicates = keyed["when"].map { compileWhen($0, path: path) } ?? [.always]
         var chance: Double?
         var chanceValid = true
@@ -102,8 +111,29 @@ extension FileCompiler {
             error("rule '\(shown(name))' has neither 'respond:' nor 'cycle:'", at: node)
             action = nil
         }
-        guard let predicates, let action, chanceValid else { return nil }
-        return (Rule(name: name, when: predicates, action: action, chance: chance, file: displayPath, line: node.mark.line), nameNode)
+        guard let predicates, let action, chanceValid, let aliases else { return nil }
+        let rule = Rule(name: name, aliases: aliases.map(\.name), when: predicates, action: action, chance: chance,
+                        file: displayPath, line: node.mark.line)
+        return (rule, [(name, nameNode)] + aliases)
+    }
+
+    /// `aliases:` one name or a list of them: other names `X-Mishap-Rule` accepts for the rule
+    /// (a magic input that cannot be a rule name, such as `maintenance!`). Nil after a problem.
+    private mutating func compileAliases(_ node: YAMLNode) -> [(name: String, node: YAMLNode)]? {
+        let items = node.scalar != nil ? [node] : sequence(node, what: "'aliases' (a name or a list of names)")
+        guard let items else { return nil }
+        var aliases: [(name: String, node: YAMLNode)] = []
+        var valid = true
+        for item in items {
+            guard let alias = string(item, what: "an alias") else { valid = false; continue }
+            if alias.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                error("an alias must not be empty", at: item)
+                valid = false
+                continue
+            }
+            aliases.append((alias, item))
+        }
+        return valid ? aliases : nil
     }
 
     /// What identifies a cycle's state across reloads: its endpoint and its rule's whole

@@ -5,7 +5,8 @@ import MishapScenarios
 /// `mishap routes`: the endpoints of a scenarios folder and their rules, in match order.
 struct Routes: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the endpoints of a scenarios folder and the rules of each, in match order."
+        abstract: "List the endpoints of a scenarios folder and the rules of each, in match order.",
+        discussion: "Each rule is shown with its aliases, when it answers (its `when` and `chance` in brief) and what it answers."
     )
 
     @OptionGroup var folder: ScenariosFolderArguments
@@ -21,12 +22,25 @@ struct Routes: ParsableCommand {
         }
         for endpoint in scenarios.endpoints {
             print("\(endpoint.name)  (\(endpoint.source ?? "?"))")
-            let width = endpoint.rules.map(\.name.count).max() ?? 0
-            for rule in endpoint.rules {
-                let padding = String(repeating: " ", count: width - rule.name.count)
-                print("  \(rule.name)\(padding)  \(summary(of: rule))")
+            let names = endpoint.rules.map(Self.shownName)
+            let triggers = endpoint.rules.map { $0.triggerSummary() }
+            let nameWidth = names.map(\.count).max() ?? 0
+            let triggerWidth = triggers.map(\.count).max() ?? 0
+            for (index, rule) in endpoint.rules.enumerated() {
+                print("  " + Self.padded(names[index], nameWidth) + "  " + Self.padded(triggers[index], triggerWidth)
+                    + "  -> " + summary(of: rule))
             }
         }
+    }
+
+    /// The rule's name, with its aliases in parentheses.
+    static func shownName(_ rule: Rule) -> String {
+        rule.aliases.isEmpty ? rule.name : "\(rule.name) (\(rule.aliases.joined(separator: ", ")))"
+    }
+
+    /// `text` padded with spaces to `width` characters.
+    static func padded(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
     }
 
     private func summary(of rule: Rule) -> String {
@@ -40,7 +54,6 @@ struct Routes: ParsableCommand {
                 return "pass"
             }.joined(separator: ", ")
         }
-        if let chance = rule.chance { text += " (chance \(chance))" }
         return text
     }
 

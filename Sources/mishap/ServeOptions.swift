@@ -119,7 +119,7 @@ struct ServeOptions: ParsableArguments {
         func add(_ name: String, _ value: CustomStringConvertible?) {
             if let value { arguments.append("--\(name)=\(value)") }
         }
-        add("scenarios", scenarioOptions.scenarios)
+        add("scenarios", scenarioOptions.given)
         add("host", host)
         add("port", port)
         add("port-file", portFile)

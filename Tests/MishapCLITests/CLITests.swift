@@ -110,7 +110,21 @@ struct CLITests {
         try #require(rulesByEndpoint.count == 2)
         #expect(rulesByEndpoint[0].filter(Self.userNameRules.contains) == Self.userNameRules)
         #expect(rulesByEndpoint[1].filter(Self.loginRules.contains) == Self.loginRules)
-        #expect(lines.contains { $0.hasPrefix("  tooShort ") && $0.hasSuffix("  400") })
+        #expect(lines.contains { $0.hasPrefix("  tooShort ") && $0.hasSuffix("-> 400") })
+        // Each rule's trigger in brief, and its aliases.
+        func line(_ name: String, in endpoint: Int) -> String {
+            let start = lines.firstIndex { $0 == endpoints[endpoint] } ?? 0
+            let squeezed = lines[start...].first { $0.hasPrefix("  \(name) ") } ?? ""
+            return squeezed.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
+        #expect(line("serverError", in: 0) == "serverError query.userName = servererror -> 500")
+        #expect(line("tooShort", in: 0) == "tooShort query.userName length <= 3 -> 400")
+        #expect(line("maintenanceForever", in: 0) == "maintenanceForever (maintenance!) query.userName = maintenance! -> 500")
+        #expect(line("illegalName", in: 0) == "illegalName (admin, superuser) query.userName in [admin, superuser] -> 400")
+        #expect(line("flaky", in: 0) == "flaky query.userName = flaky, chance 0.5 -> 500")
+        #expect(line("available", in: 0) == "available (always) -> 200")
+        #expect(line("serverError", in: 1) == "serverError body.email prefix servererror@ -> 500")
+        #expect(line("invalidEmail", in: 1) == "invalidEmail body.email not (contains @) -> 400")
         #expect(lines.contains { $0.hasPrefix("  maintenance ") && $0.hasSuffix("cycle 500, 500, pass") })
         #expect(lines.contains { $0.hasPrefix("  maintenance ") && $0.hasSuffix("cycle 500, 500, 200") })
     }

@@ -74,7 +74,7 @@ import Testing
             // client waited its second (the upper one is loose: a loaded machine stalls timers).
             #expect(waited >= .seconds(0.9) && waited < .seconds(10), "\(waited)")
             // The client may give up before a stalled server thread has even taken the request.
-            let rule = trigger == "timeout" ? "timeout" : "slow"
+            let rule = trigger == "timeout" ? "timeout" : "slowpoke"
             #expect(await eventually(within: .seconds(5)) { mishap.requests().map(\.rule) == [rule] }, "\(mishap.requests().map(\.rule))")
         }
     }

@@ -60,7 +60,7 @@ local catalogue = {
    { 4, "GET", U .. "flaky", "500|200" },
    { 1, "GET", "/nothing/here", "404" },
    { 1, "DELETE", "/login", "404" },
-   { 1, "GET", U .. "someone", "500", { ["X-Mishap-Rule"] = "databaseCorrupted" } },
+   { 1, "GET", U .. "someone", "500", { ["X-Mishap-Rule"] = "serverError" } },
    { 1, "GET", U .. "someone", "429", { ["X-Mishap-Rule"] = "rateLimited" } },
    { 1, "GET", U .. "someone", "400", { ["X-Mishap-Rule"] = "noSuchRule" } },
    { 3, "GET", "/soak/extra", "200" },

@@ -1,0 +1,54 @@
+/// One-line descriptions of what a rule answers, for `mishap routes` and listings:
+/// `query.userName = servererror`, `body.email prefix "locked@"`, `chance 0.5`.
+extension Condition {
+    /// The condition in brief, as it reads after the value's name.
+    public var summary: String {
+        switch self {
+        case .equals(let value): return "= \(Self.quoted(value))"
+        case .oneOf(let values): return "in [\(values.sorted().map(Self.quoted).joined(separator: ", "))]"
+        case .absent: return "absent"
+        case .present: return "present"
+        case .empty: return "empty"
+        case .length(let min?, let max?) where min == max: return "length \(min)"
+        case .length(let min, let max):
+            return [min.map { "length >= \($0)" }, max.map { "length <= \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        case .matches(let pattern): return "matches \(Self.quoted(pattern.source))"
+        case .prefix(let prefix): return "prefix \(Self.quoted(prefix))"
+        case .suffix(let suffix): return "suffix \(Self.quoted(suffix))"
+        case .contains(let part): return "contains \(Self.quoted(part))"
+        case .not(let inner): return "not (\(inner.summary))"
+        case .all(let inner): return inner.map(\.summary).joined(separator: ", ")
+        }
+    }
+
+    /// A value as written: bare when it is a plain word, else in double quotes.
+    static func quoted(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
+            ($0.properties.isAlphabetic || $0.properties.numericType != nil || "@._-!".unicodeScalars.contains($0)) && $0 != " "
+        }
+        return plain ? value : "\"\(value)\""
+    }
+}
+
+extension Predicate {
+    /// The tests in brief, joined by `and`; `(always)` for none.
+    public var summary: String {
+        var parts = conditions.map { "\($0.0) \($0.1.summary)" }
+        if let malformedBody { parts.append(malformedBody ? "malformed body" : "well-formed body") }
+        return parts.isEmpty ? "(always)" : parts.joined(separator: " and ")
+    }
+}
+
+extension Rule {
+    /// When the rule answers, in brief and on one line: its `when` (alternatives joined by
+    /// `or`) and its `chance`, cut at `limit` characters.
+    public func triggerSummary(limit: Int = 60) -> String {
+        var parts: [String] = []
+        let conditions = when.map(\.summary).joined(separator: " or ")
+        if conditions != "(always)" || chance == nil { parts.append(conditions) }
+        if let chance { parts.append("chance \(chance)") }
+        let text = parts.joined(separator: ", ")
+        guard text.count > limit else { return text }
+        return String(text.prefix(limit - 1)) + "…"
+    }
+}
