@@ -58,6 +58,20 @@ public final class Engine: Sendable {
         return endpoint.respond(&context, forcing: index, random: random)
     }
 
+    /// The methods the endpoints serve at `path` (`ANY` standing for every method), in
+    /// declaration order without repeats; empty when no endpoint has the path. For answering a
+    /// browser's CORS preflight, which asks before it sends.
+    public func methods(forPath path: String) -> [String] {
+        var methods: [String] = []
+        for endpoint in literalPaths[path] ?? [] where !methods.contains(endpoint.method) {
+            methods.append(endpoint.method)
+        }
+        for endpoint in patternPaths where !methods.contains(endpoint.method) && endpoint.path.match(path) != nil {
+            methods.append(endpoint.method)
+        }
+        return methods
+    }
+
     /// An endpoint answers its own method, `ANY` answers all, and `GET` also answers `HEAD`
     /// (the server leaves out the body).
     private func accepts(_ endpoint: Endpoint, _ method: String) -> Bool {

@@ -122,7 +122,19 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         if options.admin && request.path.utf8.starts(with: AdminAPI.prefix.utf8) {
             return AdminAPI(service: self).respond(to: request)
         }
-        let plan = engine.respond(to: request)
+        guard let cors = options.cors, let origin = request.headerValue("Origin") else {
+            return record(request, engine.respond(to: request))
+        }
+        let engine = self.engine
+        if let preflight = cors.preflight(request, methods: engine.methods(forPath: request.path)) {
+            return record(request, preflight)
+        }
+        return cors.decorate(record(request, engine.respond(to: request)), origin: origin)
+    }
+
+    /// Notes `plan`, the answer to `request`, in the journal and the Retry-After check, and
+    /// returns it.
+    private func record(_ request: Request, _ plan: ResponsePlan) -> ResponsePlan {
         let wantsJournal = journal.capacity > 0
         guard wantsJournal || plan.endpoint != nil else { return plan }
         let now = WallClock.nowMilliseconds()

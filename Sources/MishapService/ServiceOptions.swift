@@ -15,14 +15,17 @@ public struct ServiceOptions: Sendable {
     public var adminToken: String?
     /// Logs one line per request at `info`.
     public var logRequests: Bool
+    /// When set, browsers on the allowed origins may call the scenarios (`--cors`).
+    public var cors: CORSPolicy?
 
     public init(engine: EngineOptions = EngineOptions(), journalSize: Int = 1000, journalBodyLimit: Int = 64 << 10,
-                admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true) {
+                admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true, cors: CORSPolicy? = nil) {
         self.engine = engine
         self.journalSize = journalSize
         self.journalBodyLimit = journalBodyLimit
         self.admin = admin
         self.adminToken = adminToken
         self.logRequests = logRequests
+        self.cors = cors
     }
 }

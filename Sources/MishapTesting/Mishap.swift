@@ -6,6 +6,7 @@ import Logging
 import MishapEngine
 @_exported import struct MishapScenarios.ScenarioError
 @_exported import struct MishapScenarios.ScenarioDiagnostic
+@_exported import struct MishapService.CORSPolicy
 import MishapScenarios
 import MishapHTTP
 import MishapService

@@ -1,3 +1,5 @@
+import MishapService
+
 /// How a test server behaves; the defaults suit tests.
 public struct MishapOptions: Sendable {
     /// Seeds `chance` and delay ranges so runs repeat.
@@ -10,9 +12,13 @@ public struct MishapOptions: Sendable {
     /// Logs one line per request (to standard error).
     public var logRequests: Bool
     public var threads: Int
+    /// Answers browsers' CORS preflights and adds the CORS headers for these origins
+    /// (`CORSPolicy(origins: .any)` or `.listed(["http://localhost:3000"])`), as `--cors` does.
+    public var cors: CORSPolicy?
 
     public init(seed: UInt64? = nil, sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule",
-                journalSize: Int = 10_000, watch: Bool = false, logRequests: Bool = false, threads: Int = 2) {
+                journalSize: Int = 10_000, watch: Bool = false, logRequests: Bool = false, threads: Int = 2,
+                cors: CORSPolicy? = nil) {
         self.seed = seed
         self.sessionHeader = sessionHeader
         self.ruleHeader = ruleHeader
@@ -20,6 +26,7 @@ public struct MishapOptions: Sendable {
         self.watch = watch
         self.logRequests = logRequests
         self.threads = threads
+        self.cors = cors
     }
 }
 

@@ -35,7 +35,7 @@ public final class RunningMishap: @unchecked Sendable {
                     service: ServiceOptions(
                         engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
                                               seed: options.seed),
-                        journalSize: options.journalSize, logRequests: options.logRequests),
+                        journalSize: options.journalSize, logRequests: options.logRequests, cors: options.cors),
                     server: ServerConfiguration(port: 0, threads: options.threads),
                     watch: options.watch ? .auto : .off),
                 logger: logger)

@@ -51,7 +51,8 @@ struct Serve: ParsableCommand {
                     service: ServiceOptions(
                         engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
                                               seed: options.seed, maxSessions: options.maxSessions),
-                        journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken),
+                        journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken,
+                        cors: options.corsPolicy),
                     server: ServerConfiguration(
                         host: options.host, port: UInt16(options.port), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,

@@ -73,6 +73,14 @@ struct ServeOptions: ParsableArguments {
 
     static let adminTokenVariable = "MISHAP_ADMIN_TOKEN"
 
+    @Option(name: .customLong("cors"), help: ArgumentHelp("Let web pages from these origins call the scenarios: '*', or origins separated by commas (http://localhost:3000). Preflights are answered and every answer (faults aside) carries the CORS headers.", valueName: "origins"))
+    var cors: String?
+
+    /// `--cors`, parsed (`validate` has refused a value that does not parse).
+    var corsPolicy: CORSPolicy? {
+        cors.flatMap { try? CORSPolicy(parsing: $0) }
+    }
+
     @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
     var watch: MishapInstance.WatchMode = .auto
 
@@ -99,6 +107,9 @@ struct ServeOptions: ParsableArguments {
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw ValidationError("the admin token (--admin-token or \(Self.adminTokenVariable)) must be printable ASCII with no spaces, and not empty")
             }
+        }
+        if let cors {
+            do { _ = try CORSPolicy(parsing: cors) } catch { throw ValidationError(error.message) }
         }
         guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
         guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
@@ -139,6 +150,7 @@ struct ServeOptions: ParsableArguments {
         add("max-sessions", maxSessions)
         if noAdmin { arguments.append("--no-admin") }
         add("admin-token", adminTokenOption)
+        add("cors", cors)
         add("watch", watch.rawValue)
         add("grace", grace)
         add("pid-file", pidFile)
