@@ -44,9 +44,14 @@ public struct LineLogHandler: LogHandler {
                 all["method"] = nil
                 all["path"] = nil
             }
+            // Located problems read best one to a line, as `mishap validate` prints them.
+            let problems = all.removeValue(forKey: Self.problemsKey)
             for (key, value) in all.sorted(by: { Self.order($0.key) < Self.order($1.key) }) {
                 let text = "\(value)"
                 line += " \(key)=" + (text.contains(" ") || text.isEmpty ? "\"\(text)\"" : text)
+            }
+            if case .array(let items)? = problems {
+                for item in items { line += "\n" + Self.problemLine(item) }
             }
         case .json:
             var members: [(String, JSON)] = [
@@ -60,6 +65,20 @@ public struct LineLogHandler: LogHandler {
         _ = FileDescriptor.writeAll(descriptor, line)
     }
 
+    /// The metadata key of located problems: an array of `file`, `line`, `column`, `message`
+    /// dictionaries, which JSON lines carry as objects and text lines as `file:line:column:
+    /// message` lines after the message.
+    public static let problemsKey = "problems"
+
+    /// One located problem as text.
+    private static func problemLine(_ item: Logger.MetadataValue) -> String {
+        guard case .dictionary(let fields) = item else { return "\(item)" }
+        let file = fields["file"].map { "\($0)" } ?? "?"
+        let line = fields["line"].map { "\($0)" } ?? "?"
+        let column = fields["column"].map { "\($0)" } ?? "?"
+        return "\(file):\(line):\(column): \(fields["message"].map { "\($0)" } ?? "")"
+    }
+
     /// Request fields first, in reading order; any others after, by name.
     private static func order(_ key: String) -> (Int, String) {
         let first = ["method", "path", "status", "fault", "rule", "endpoint", "durationMs", "closedEarly"]
@@ -70,7 +89,9 @@ public struct LineLogHandler: LogHandler {
         switch value {
         case .string(let text): .string(text)
         case .stringConvertible(let convertible):
-            if let number = convertible as? Int {
+            if let flag = convertible as? Bool {
+                .bool(flag)
+            } else if let number = convertible as? Int {
                 .int(number)
             } else if let number = convertible as? Double {
                 .double(number)

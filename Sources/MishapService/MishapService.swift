@@ -85,7 +85,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 next = try Self.load(source, previous: previous)
             } catch {
                 lastFailure.withLock { $0 = error }
-                logger.error("reload failed; still serving the previous scenarios:\n\(error.description)")
+                logger.error("reload failed; still serving the previous scenarios", metadata: error.logMetadata)
                 return .failure(error)
             }
             let engine = next.makeEngine(options: options.engine)
@@ -166,7 +166,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         } else if let fault = request.fault {
             metadata["fault"] = .string(fault.rawValue)
         }
-        if !request.completedNormally { metadata["closedEarly"] = "true" }
+        if !request.completedNormally { metadata["closedEarly"] = .stringConvertible(true) }
         if let rule = request.rule { metadata["rule"] = .string(rule) }
         if let endpoint = request.endpoint { metadata["endpoint"] = .string(endpoint) }
         logger.info("\(request.method) \(request.path)", metadata: metadata)

@@ -25,6 +25,7 @@ struct Serve: ParsableCommand {
         let options = self.options
         let level = options.logLevel, format = options.logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
+        errorLineFormat = format
         let logger = Logger(label: "mishap")
         let directory = options.scenarioOptions.scenarios
         // Claimed first: with a server already holding it, or where it cannot be written, this one does not start.
@@ -35,8 +36,12 @@ struct Serve: ParsableCommand {
         do {
             scenarios = try ScenarioPrefetch.load(directory: directory)
         } catch {
-            printError(error.description)
-            printError("mishap: \(error.diagnostics.count) problem(s) in \(directory); not serving")
+            if format == .json {
+                printError("\(error.diagnostics.count) problem(s) in \(directory); not serving", metadata: error.logMetadata)
+            } else {
+                printError(error.description)
+                printError("mishap: \(error.diagnostics.count) problem(s) in \(directory); not serving")
+            }
             throw ExitCode.failure
         }
 
@@ -83,7 +88,13 @@ struct Serve: ParsableCommand {
             mishap.stop()
             throw ExitCode.failure
         }
-        print("mishap listening on \(url)")
+        if format == .json {
+            // The first line on standard output, as JSON like every other line.
+            let stdout = Logger(label: "mishap") { label in LineLogHandler(label: label, level: .trace, format: .json, descriptor: 1) }
+            stdout.notice("mishap listening on \(url)", metadata: ["url": .string(url)])
+        } else {
+            print("mishap listening on \(url)")
+        }
         fflush(nil)
         // What loading built and dropped (the YAML trees) goes back to the system. Done here,
         // in the server's own process, not by MishapInstance: a test process starting servers

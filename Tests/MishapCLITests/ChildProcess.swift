@@ -162,8 +162,13 @@ func runMishap(_ arguments: [String], currentDirectory: String? = nil, environme
     return try await run(binary, arguments, currentDirectory: currentDirectory, environment: environment, timeout: timeout)
 }
 
-/// The port in `mishap listening on http://127.0.0.1:PORT`, or nil when the line is not that.
+/// The port in `mishap listening on http://127.0.0.1:PORT` (or in the `url` of that line as JSON,
+/// under `--log-format json`), or nil when the line is not that.
 func listeningPort(_ line: String) -> UInt16? {
+    if line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+       object["message"] as? String == "mishap listening on \(object["url"] as? String ?? "")", let url = object["url"] as? String {
+        return listeningPort("mishap listening on " + url)
+    }
     let prefix = "mishap listening on http://127.0.0.1:"
     guard line.hasPrefix(prefix) else { return nil }
     let digits = line.dropFirst(prefix.count)

@@ -705,16 +705,18 @@ struct DaemonTests {
 
     // MARK: Logs
 
-    @Test("--log-format json: every line on standard error is a JSON object; request lines carry method, path, status, rule")
+    @Test("--log-format json: every line on standard output and error is a JSON object, with numbers, booleans and located problems as such")
     func jsonLogs() async throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
         try folder.write("v.yaml", Self.versionScenario("one"))
+        try folder.write("r.yaml", "endpoint: GET /reset\nrules:\n  - name: reset\n    respond: { fault: reset }\n")
         let (server, port) = try await ServeTests.startServer(
             ["--port", "0", "--scenarios", folder.path, "--log-format", "json", "--watch", "off"])
         defer { server.kill() }
         #expect(Self.fetch(port, "/v")?.status == 200)
         #expect(Self.fetch(port, "/nowhere")?.status == 404)
+        #expect(Self.fetch(port, "/reset") == nil)
         // A failed reload's message spans lines in text: in JSON it must stay one line.
         try folder.write("v.yaml", Self.versionScenario("broken", status: 600))
         server.signal(SIGHUP)
@@ -743,8 +745,41 @@ struct DaemonTests {
         let missing = objects.first { $0["path"] as? String == "/nowhere" }
         #expect(missing?["method"] as? String == "GET")
         #expect(missing?["status"] as? Int == 404, "\(String(describing: missing))")
+        #expect(request?["durationMs"] is Double || request?["durationMs"] is Int, "\(String(describing: request))")
+        let reset = objects.first { $0["path"] as? String == "/reset" }
+        #expect(reset?["fault"] as? String == "reset" && reset?["closedEarly"] as? Bool == true, "\(String(describing: reset))")
         let failure = objects.first { ($0["message"] as? String)?.contains("reload failed") == true }
-        #expect((failure?["message"] as? String)?.contains("\(folder.path)/v.yaml:4:24:") == true, "\(String(describing: failure))")
         #expect(failure?["level"] as? String == "error")
+        let problems = failure?["problems"] as? [[String: Any]]
+        #expect(problems?.count == 1, "\(String(describing: failure))")
+        #expect(problems?.first?["file"] as? String == "\(folder.path)/v.yaml" && problems?.first?["line"] as? Int == 4
+                && problems?.first?["column"] as? Int == 24 && (problems?.first?["message"] as? String)?.contains("status") == true,
+                "\(String(describing: failure))")
+        // Standard output: the listening line, as JSON too.
+        let output = server.standardOutput.split(separator: "\n").map(String.init)
+        #expect(output.count == 1 && Self.object(output[0])?["url"] as? String == "http://127.0.0.1:\(port)", "\(server.standardOutput)")
+    }
+
+    @Test("--log-format json: a server that cannot start says why in JSON lines")
+    func jsonStartupFailures() async throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        try folder.write("v.yaml", Self.versionScenario("broken", status: 600))
+        let broken = try await runMishap(["serve", "--port", "0", "--scenarios", folder.path, "--log-format", "json"])
+        #expect(broken.status == 1)
+        let brokenLines = broken.standardError.split(separator: "\n").map(String.init)
+        #expect(!brokenLines.isEmpty && brokenLines.allSatisfy { Self.object($0) != nil }, "\(broken.standardError)")
+        let problems = brokenLines.compactMap(Self.object).first?["problems"] as? [[String: Any]]
+        #expect(problems?.first?["line"] as? Int == 4, "\(broken.standardError)")
+
+        try folder.write("v.yaml", Self.versionScenario("one"))
+        let (holder, port) = try await ServeTests.startServer(["--port", "0", "--scenarios", folder.path])
+        defer { holder.kill() }
+        let taken = try await runMishap(["serve", "--port", "\(port)", "--scenarios", folder.path, "--log-format", "json"])
+        #expect(taken.status == 1)
+        let takenLines = taken.standardError.split(separator: "\n").map(String.init)
+        #expect(!takenLines.isEmpty && takenLines.allSatisfy { Self.object($0) != nil }, "\(taken.standardError)")
+        #expect(takenLines.contains { (Self.object($0)?["message"] as? String)?.contains("cannot listen") == true }, "\(taken.standardError)")
+        #expect(taken.standardOutput.isEmpty)
     }
 }
