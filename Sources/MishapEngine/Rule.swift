@@ -30,12 +30,20 @@ public final class Rule: Sendable {
     private let sourceFile: String?
     /// The line in `sourceFile`; 0 when `sourceFile` is the whole source.
     private let sourceLine: Int
+    /// The column of the rule in its line (1-based).
+    private let sourceColumn: Int
 
     /// Where the rule was declared (`scenarios/login.yaml:12`), for listings and logs: made
     /// when asked, so rules of one file share its name instead of each holding a copy.
     public var source: String? {
         guard let sourceFile else { return nil }
         return sourceLine > 0 ? "\(sourceFile):\(sourceLine)" : sourceFile
+    }
+
+    /// Where the rule was declared, for located messages; nil when not declared in a file.
+    public var location: (file: String, line: Int, column: Int)? {
+        guard let sourceFile, sourceLine > 0 else { return nil }
+        return (sourceFile, sourceLine, sourceColumn)
     }
 
     public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
@@ -47,11 +55,12 @@ public final class Rule: Sendable {
         self.chance = chance
         self.sourceFile = source
         self.sourceLine = 0
+        self.sourceColumn = 0
     }
 
     /// A rule declared at `line` of `file`.
     public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
-                file: String, line: Int) {
+                file: String, line: Int, column: Int = 1) {
         self.name = name
         self.aliases = aliases
         self.when = when
@@ -59,6 +68,7 @@ public final class Rule: Sendable {
         self.chance = chance
         self.sourceFile = file
         self.sourceLine = max(1, line)
+        self.sourceColumn = max(1, column)
     }
 
     /// Whether `X-Mishap-Rule: forced` names this rule: its name or an alias, ASCII letters in

@@ -1,8 +1,8 @@
 import MishapEngine
 
 extension FileCompiler {
-    static let fileKeys = ["endpoint", "rules", "endpoints"]
-    static let endpointKeys = ["endpoint", "rules"]
+    static let fileKeys = ["endpoint", "rules", "endpoints", "extends", "before"]
+    static let endpointKeys = ["endpoint", "rules", "extends", "before"]
     static let ruleKeys = ["name", "aliases", "when", "chance", "respond", "cycle"]
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
 
@@ -10,7 +10,7 @@ extension FileCompiler {
     mutating func compileFile(_ root: YAMLNode) -> [(Endpoint, YAMLNode)] {
         guard let file = mapping(root, allowedKeys: Self.fileKeys, what: "a scenario file") else { return [] }
         if let list = file["endpoints"] {
-            if let stray = file.key("endpoint") ?? file.key("rules") {
+            if let stray = file.key("endpoint") ?? file.key("extends") ?? file.key("rules") {
                 error("a file has either 'endpoints:' (a list) or one 'endpoint:' with its 'rules:', not both", at: stray)
             }
             guard let items = sequence(list, what: "'endpoints'") else { return [] }
@@ -22,8 +22,18 @@ extension FileCompiler {
         return compileEndpoint(file, at: root).map { [$0] } ?? []
     }
 
+    /// An endpoint declared here, or, with `extends:`, rules added to one declared in another
+    /// file (kept in `extensions`, placed once every file is compiled; nil is returned).
     private mutating func compileEndpoint(_ keyed: KeyedNodes, at node: YAMLNode) -> (Endpoint, YAMLNode)? {
-        guard let endpointNode = keyed["endpoint"] else {
+        let extending = keyed["extends"]
+        if extending != nil, let stray = keyed.key("endpoint") {
+            error("an entry declares an endpoint ('endpoint:') or adds rules to one declared elsewhere ('extends:'), not both", at: stray)
+            return nil
+        }
+        if extending == nil, let stray = keyed.key("before") {
+            error("'before:' places rules added with 'extends:'; an endpoint's own rules are tried in file order", at: stray)
+        }
+        guard let endpointNode = extending ?? keyed["endpoint"] else {
             error("missing 'endpoint:' (for example 'endpoint: GET /login')", at: node)
             return nil
         }
@@ -54,9 +64,10 @@ extension FileCompiler {
         if ruleNodes.isEmpty { error("'rules' is empty: an endpoint needs at least one rule", at: rulesNode) }
 
         var rules: [Rule] = []
+        var ruleNames: [[(name: String, node: YAMLNode)]] = []
         // Names and aliases select rules in `X-Mishap-Rule`, in any case: unique, folded.
         var names: [String: YAMLNode] = [:]
-        let endpointName = "\(method) \(parts[1])"
+        let endpointName = "\(method) \(path)"
         for ruleNode in ruleNodes {
             guard let (rule, nameNodes) = compileRule(ruleNode, path: path, endpoint: endpointName) else { continue }
             var clash = false
@@ -70,7 +81,19 @@ extension FileCompiler {
                     names[name.lowercased()] = node
                 }
             }
-            if !clash { rules.append(rule) }
+            if !clash {
+                rules.append(rule)
+                ruleNames.append(nameNodes)
+            }
+        }
+        if let extending {
+            var before: (name: String, node: YAMLNode)?
+            if let beforeNode = keyed["before"], let name = string(beforeNode, what: "'before' (the name of a rule of the endpoint)") {
+                before = (name, beforeNode)
+            }
+            extensions.append(EndpointExtension(file: displayPath, target: endpointName, targetNode: extending, rules: rules,
+                                                names: ruleNames, before: before))
+            return nil
         }
         return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode)), endpointNode)
     }
@@ -113,7 +136,7 @@ extension FileCompiler {
         }
         guard let predicates, let action, chanceValid, let aliases else { return nil }
         let rule = Rule(name: name, aliases: aliases.map(\.name), when: predicates, action: action, chance: chance,
-                        file: displayPath, line: node.mark.line)
+                        file: displayPath, line: node.mark.line, column: node.mark.column)
         return (rule, [(name, nameNode)] + aliases)
     }
 

@@ -14,6 +14,8 @@ struct FileCompiler {
     let previousCounters: [String: CycleCounter]
     /// The cycle counters of the rules compiled, by state key.
     var cycleCounters: [String: CycleCounter] = [:]
+    /// Rules this file adds to endpoints declared elsewhere (`extends:`), placed by the loader.
+    var extensions: [EndpointExtension] = []
     /// Problems found beyond `maximumDiagnostics`: how many, and where the first is.
     var unreported: (count: Int, line: Int, column: Int)?
     /// Header lists, bodies and prepared responses the file's rules have in common, stored once.

@@ -74,6 +74,7 @@ public enum ScenarioLoader {
         var counters: [String: CycleCounter] = [:]
         var endpoints: [Endpoint] = []
         var declared: [String: String] = [:]
+        var extensions: [EndpointExtension] = []
         for source in sources {
             var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
                                         previousCounters: previous?.cycleCounters ?? [:])
@@ -103,6 +104,7 @@ public enum ScenarioLoader {
                 endpoints.append(endpoint)
             }
             counters.merge(compiler.cycleCounters) { first, _ in first }
+            extensions += compiler.extensions
             // An empty node at the very end is placed on the line after the last when the text
             // has no final line break; the problem is at the end of the last line.
             if !compiler.diagnostics.isEmpty {
@@ -120,6 +122,11 @@ public enum ScenarioLoader {
                     message: "\(unreported.count) more problem(s) in this file not shown (at most \(FileCompiler.maximumDiagnostics) are); the first is here"))
             }
         }
+        if diagnostics.isEmpty && !extensions.isEmpty {
+            let placed = placing(extensions, into: endpoints)
+            endpoints = placed.endpoints
+            diagnostics += placed.problems
+        }
         guard diagnostics.isEmpty else {
             // One line per problem, whatever text a message quotes.
             throw ScenarioError(diagnostics: diagnostics.map { diagnostic in
@@ -128,7 +135,13 @@ public enum ScenarioLoader {
                 return diagnostic
             })
         }
-        return ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
+        var set = ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
+        set.warnings = RuleReachability.warnings(endpoints).map { warning in
+            var warning = warning
+            warning.message = YAMLLimits.oneLine(warning.message)
+            return warning
+        }
+        return set
     }
 
     /// The problem of a file with no YAML document: refused as a file of only `---` is, so one
@@ -164,7 +177,8 @@ public enum ScenarioLoader {
                 return located(line, column, YAMLLimits.depthMessage)
             }
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
-            return located(line, column, "YAML syntax: \(detail)")
+            let hint = YAMLHints.hint(problem: problem, context: context?.text, line: line, in: text).map { "; \($0)" } ?? ""
+            return located(line, column, "YAML syntax: \(detail)\(hint)")
         case .duplicatedKeys(let duplicates, let mark):
             return located(mark.line, mark.column,
                 "duplicate key \(duplicates.map { "'\(YAMLLimits.shown($0))'" }.joined(separator: ", ")) in one mapping")

@@ -8,6 +8,9 @@ public struct ScenarioSet: Sendable {
     /// The counters of the cycle rules, by what identifies each rule (its endpoint and whole
     /// definition); a reload hands them to the new set so unchanged cycles keep their positions.
     public var cycleCounters: [String: CycleCounter] = [:]
+    /// What loaded but is probably a mistake (a rule that can never answer), each located as
+    /// `file:line:column: warning: ...`. Warnings never refuse a load.
+    public var warnings: [ScenarioDiagnostic] = []
     /// How long reading and compiling the files took.
     public var loadDuration: Duration = .zero
 

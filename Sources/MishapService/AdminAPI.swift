@@ -135,6 +135,9 @@ struct AdminAPI: Sendable {
                 ])
             })),
         ]
+        if !scenarios.warnings.isEmpty {
+            members.append(("warnings", .array(scenarios.warnings.map { JSON.string($0.description) })))
+        }
         if let failure = service.lastReloadFailure {
             members.append(("lastReloadErrors", .array(failure.diagnostics.map { JSON.string($0.description) })))
         }

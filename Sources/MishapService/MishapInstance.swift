@@ -93,6 +93,7 @@ public final class MishapInstance: Sendable {
         if case .directory = configuration.scenarios {
             logger.info("\(service.scenarios.loadSummary())")
         }
+        service.logWarnings()
         // Requests are followed to their end only when their lines are logged.
         let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
         let server = HTTPServer(configuration: configuration.server, responder: service,

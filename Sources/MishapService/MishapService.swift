@@ -96,6 +96,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             let summary = ReloadSummary(files: next.files.count, endpoints: next.endpoints.count,
                                         rules: next.ruleCount, cyclesKept: kept, duration: next.loadDuration)
             logger.info("\(next.loadSummary("reloaded")); \(kept) cycle(s) kept their positions")
+            logWarnings()
             return .success(summary)
         }
         // The previous set is gone once no request holds it; give its memory back to the system.
@@ -114,6 +115,14 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         journal.clear(session: session)
         retries.clear(session: session)
+    }
+
+    /// Logs each warning of the scenarios in force (a rule that can never answer), one line
+    /// each at `warning` level, located.
+    func logWarnings() {
+        for warning in scenarios.warnings {
+            logger.warning("\(warning.description)")
+        }
     }
 
     // MARK: Answering

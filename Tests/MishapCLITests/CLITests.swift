@@ -69,6 +69,26 @@ struct CLITests {
         #expect(result.standardOutput.contains("valid"))
     }
 
+    @Test("validate prints a rule that can never answer as a located warning and exits 0, or 1 with --strict")
+    func validateWarnings() async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.copyItem(atPath: Paths.scenarios, toPath: folder.path + "/scenarios")
+        let login = folder.path + "/scenarios/login.yaml"
+        let text = try String(contentsOfFile: login, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        try (text + "  - name: locked\n    when: { body: { email: locked@x.com } }\n    respond: { status: 423 }\n")
+            .write(toFile: login, atomically: true, encoding: .utf8)
+        let result = try await runMishap(["validate", "scenarios"], currentDirectory: folder.path)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardError.hasPrefix("scenarios/login.yaml:\(lines):5: warning: rule 'locked' of POST /login can never answer: rule 'unknownUser' above it (scenarios/login.yaml:"),
+                "\(result.standardError)")
+        #expect(result.standardOutput.contains("valid with 1 warning(s)"), "\(result.standardOutput)")
+        let strict = try await runMishap(["validate", "--strict", "scenarios"], currentDirectory: folder.path)
+        #expect(strict.status == 1, "\(strict)")
+        let clean = try await runMishap(["validate", "--strict"], currentDirectory: Paths.repository)
+        #expect(clean.status == 0 && clean.standardError.isEmpty, "\(clean)")
+    }
+
     @Test("validate reports every problem as path:line:column and exits 1")
     func validateBadFolder() async throws {
         let folder = try Self.badFolder()

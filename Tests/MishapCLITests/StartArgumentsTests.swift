@@ -93,7 +93,7 @@ extension DaemonTests {
             ("head-timeout", "5"),
             ("log-level", "debug"), ("log-format", "json"), ("seed", "42"), ("session-header", "X-Test-Session"),
             ("rule-header", "X-Test-Rule"), ("journal-size", "5"), ("max-sessions", "77"), ("no-admin", nil),
-            ("admin-token", "-a-token-that-starts-like-an-option"), ("watch", "poll"), ("grace", "2.5"),
+            ("admin-token", "-a-token-that-starts-like-an-option"), ("cors", "http://app.test:3000"), ("watch", "poll"), ("grace", "2.5"),
             ("pid-file", "my.pid"),
         ]
         let options = try await Self.serveOptions()
@@ -147,12 +147,11 @@ extension DaemonTests {
 
         let stop = try await runMishap(["stop", "--pid-file", pidFile])
         #expect(stop.status == 0, "\(stop)")
-        // Besides the listening line (standard output, in the same file), every line is JSON.
-        let log = (Self.read(logFile) ?? "").split(separator: "\n").map(String.init)
-        #expect(log.contains("mishap listening on \(url)"), "\(log)")
-        let lines = log.filter { !$0.hasPrefix("mishap listening on ") }
-        #expect(!lines.isEmpty && lines.allSatisfy { Self.object($0) != nil }, "\(log)")
-        #expect(lines.contains { $0.contains(#""rule":"taken""#) }, "\(log)")
+        // Every line is JSON, the listening line (standard output, in the same file) included.
+        let lines = (Self.read(logFile) ?? "").split(separator: "\n").map(String.init)
+        #expect(lines.contains { Self.object($0)?["url"] as? String == url }, "\(lines)")
+        #expect(!lines.isEmpty && lines.allSatisfy { Self.object($0) != nil }, "\(lines)")
+        #expect(lines.contains { $0.contains(#""rule":"taken""#) }, "\(lines)")
     }
 
     @Test("start hands the server serve's default for every option it is not given; an admin token from the environment stays off the command line")

@@ -169,7 +169,7 @@ struct YAMLComposerTests {
             problem: "found unexpected end of stream", mark: YAMLMark(line: 2, column: 1),
             context: YAMLError.Context(text: "while scanning a quoted scalar", mark: YAMLMark(line: 1, column: 4))))
         // Past the end of a text without a final line break, the problem is at the end of its last line.
-        #expect(Self.problem("a: [1") == "inline.yaml:1:6: YAML syntax: did not find expected ',' or ']' while parsing a flow sequence")
+        #expect(Self.problem("a: [1").hasPrefix("inline.yaml:1:6: YAML syntax: did not find expected ',' or ']' while parsing a flow sequence; "))
     }
 
     @Test("A character YAML does not allow is a reader error at its byte, located in the text")
