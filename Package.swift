@@ -117,7 +117,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting", "MishapTestSupport"]),
+        // Fixtures/: scenario folders the tests find beside their own files (#filePath).
+        .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting", "MishapTestSupport"], exclude: ["Fixtures"]),
         // Runs the built `mishap` binary as a process (make test builds it first).
         .testTarget(name: "MishapCLITests", dependencies: ["MishapTestSupport"]),
     ]

@@ -24,10 +24,22 @@ import MishapService
 public enum Mishap {
     /// Where the scenarios come from.
     public enum Scenarios: Sendable {
-        /// A folder of scenario files (edits are picked up when `watch` is on, or by `reload()`).
+        /// A folder of scenario files: an absolute path, or one relative to the test process's
+        /// current folder (which `swift test` and Xcode choose, not you: prefer
+        /// `directory(_:relativeTo:)`). Edits are picked up when `watch` is on, or by `reload()`.
         case directory(String)
         /// Scenario text (`name` stands for the file in error messages).
         case yaml(String, name: String = "inline.yaml")
+
+        /// A folder of scenario files given relative to a source file, normally the test file
+        /// itself: `.directory("Fixtures/scenarios", relativeTo: #filePath)` is the folder
+        /// `Fixtures/scenarios` beside the test file, wherever the tests run from. An absolute
+        /// `path` is used as it is.
+        public static func directory(_ path: String, relativeTo filePath: String) -> Scenarios {
+            if path.hasPrefix("/") { return .directory(path) }
+            let folder = filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            return .directory((folder.isEmpty ? "." : folder) + "/" + path)
+        }
     }
 
     /// Starts a server, runs `body` with it, and stops it, also when `body` throws. Stopping

@@ -4,13 +4,17 @@ import MishapService
 public struct MishapOptions: Sendable {
     /// Seeds `chance` and delay ranges so runs repeat.
     public var seed: UInt64?
+    /// The header that gives a request its session (`MishapSession` sends it).
     public var sessionHeader: String
+    /// The header that forces a rule by name or alias, in any case.
     public var ruleHeader: String
+    /// Requests the journal keeps (the oldest make room), for `requests(...)`.
     public var journalSize: Int
     /// Picks up edits to a scenarios folder while the server runs.
     public var watch: Bool
     /// Logs one line per request (to standard error).
     public var logRequests: Bool
+    /// The server's worker threads.
     public var threads: Int
     /// Answers browsers' CORS preflights and adds the CORS headers for these origins
     /// (`CORSPolicy(origins: .any)` or `.listed(["http://localhost:3000"])`), as `--cors` does.

@@ -1,20 +1,36 @@
 import Foundation
 import MishapService
 
-/// A request as the server received it.
+/// A request as the server received it, from the journal (`mishap.requests(...)`), with what
+/// answered it. Read it to assert what your client sent:
+///
+/// ```swift
+/// let login = try #require(mishap.requests(path: "/login").last)
+/// #expect(login.header("content-type") == "application/json")   // any case
+/// let sent = try JSONSerialization.jsonObject(with: login.body) as? [String: Any]
+/// #expect(sent?["email"] as? String == "john@doe.com")
+/// ```
 public struct RecordedRequest: Sendable {
+    /// Its number in the journal, increasing.
     public let id: UInt64
-    /// When it arrived.
+    /// When it arrived (to the millisecond).
     public let date: Date
+    /// `GET`, `POST`, ...
     public let method: String
+    /// The path, percent-decoded, without the query (`/isUserNameAvailable`).
     public let path: String
-    /// Query parameters in order, decoded.
+    /// Query parameters in order, percent-decoded; `queryValue(_:)` finds one.
     public let query: [(name: String, value: String)]
+    /// Headers in the order sent, names as sent; `header(_:)` finds one in any case.
     public let headers: [(name: String, value: String)]
+    /// The body's bytes (`Data`; empty without a body), cut at the journal's body limit (64 KiB).
+    /// Decode it as your client encoded it: `JSONSerialization`, `JSONDecoder`, `String(decoding:as:)`.
     public let body: Data
+    /// The session (`X-Mishap-Session`), nil without one.
     public let session: String?
-    /// `GET /login`; nil when no endpoint matched.
+    /// The endpoint that answered, as `GET /login`; nil when no endpoint matched (a 404).
     public let endpoint: String?
+    /// The rule that answered (`maintenance`); nil when none did.
     public let rule: String?
     /// The status sent; nil for a fault or a hang.
     public let status: Int?
@@ -36,8 +52,10 @@ public struct RecordedRequest: Sendable {
         fault = entry.fault?.rawValue
     }
 
-    /// The first query parameter with this name.
+    /// The first query parameter with this name (exact case), decoded; nil when there is none.
+    /// `?userName=j%C3%B6rg` gives `queryValue("userName") == "jörg"`.
     public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
-    /// The first header with this name, compared without regard to case.
+    /// The first header with this name, compared without regard to case (`header("retry-after")`
+    /// finds `Retry-After`); nil when there is none.
     public func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
 }

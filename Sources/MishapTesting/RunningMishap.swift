@@ -9,9 +9,11 @@ import MishapService
 
 /// A running test server.
 public final class RunningMishap: @unchecked Sendable {
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`: give it to the client under test as its base URL.
     public let baseURL: URL
+    /// The port listened on, a free one picked at start (two test processes never clash).
     public let port: UInt16
+    /// The options the server was started with.
     public let options: MishapOptions
     /// The running parts (service, server, watcher), put together as `mishap serve` does.
     let instance: MishapInstance
@@ -77,7 +79,8 @@ public final class RunningMishap: @unchecked Sendable {
     }
 
     /// For each answer that carried `Retry-After`: when the client came back and whether it
-    /// waited long enough.
+    /// waited long enough, oldest first. `.violations` counts the retries that came too early,
+    /// as `GET /__mishap/retries` does. Times in seconds (see `RetryCheck`).
     public func retries(session: MishapSession? = nil, endpoint: String? = nil) -> [RetryCheck] {
         service.retries.observations(session: session?.id, endpoint: endpoint).map(RetryCheck.init)
     }

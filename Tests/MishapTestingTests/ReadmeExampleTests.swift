@@ -34,7 +34,7 @@ struct ReadmeExampleTests {
             }
 
             #expect(mishap.requests(session: session).count == 3)
-            #expect(mishap.retries(session: session).allSatisfy { $0.honoured == true })
+            #expect(mishap.retries(session: session).violations == 0)
         }
     }
 }
