@@ -130,7 +130,12 @@ slowloris: deps
 
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make check runs it
-.PHONY: image-check install-check
+.PHONY: image-check install-check browser-check
+## browser-check: CORS through headless Chromium (installed with apt-get when missing): a page on
+## one origin calls Mishap on another (CI runs it)
+browser-check: deps
+	SWIFT="$(SWIFT)" scripts/browser-check.sh
+
 ## install-check: make install into a temporary PREFIX, serve the installed default scenarios
 ## from another folder, then make uninstall (CI runs it)
 install-check: deps
