@@ -25,6 +25,11 @@ public indirect enum Condition: Sendable {
     case suffix(String)
     /// The value is present and contains the string.
     case contains(String)
+    /// The value is present and equal to the text of a template, filled in for the request:
+    /// `Bearer {{state.accessToken}}`.
+    case equalsText(Template)
+    /// The value is a whole number within the bounds: `atLeast`, `atMost`, `lessThan`, `greaterThan`.
+    case number(min: Int?, max: Int?)
     /// The inner condition does not hold (an absent value satisfies `not` of any test on it).
     case not(Condition)
     /// Every inner condition holds.
@@ -51,7 +56,39 @@ public indirect enum Condition: Sendable {
         case .prefix(let prefix): return value.hasPrefix(prefix)
         case .suffix(let suffix): return value.hasSuffix(suffix)
         case .contains(let part): return value.contains(part)
+        case .number(let min, let max):
+            guard let number = Int(value) else { return false }
+            return (min.map { number >= $0 } ?? true) && (max.map { number <= $0 } ?? true)
+        case .equalsText(let template):
+            guard let bytes = template.staticBytes else { return false }
+            return value.utf8.elementsEqual(bytes)
         case .absent, .present, .not, .all: return false
+        }
+    }
+
+    /// Whether the condition holds for `value` in the request being matched, whose values
+    /// fill in `equalsText` templates.
+    func holds(for value: String?, in context: inout MatchContext) -> Bool {
+        switch self {
+        case .equalsText(let template):
+            guard let value else { return false }
+            return value.utf8.elementsEqual(template.render(context: &context))
+        case .not(let inner): return !inner.holds(for: value, in: &context)
+        case .all(let inner):
+            for condition in inner where !condition.holds(for: value, in: &context) { return false }
+            return true
+        default:
+            return holds(for: value)
+        }
+    }
+
+    /// Whether testing the condition reads state values.
+    var readsState: Bool {
+        switch self {
+        case .equalsText(let template): return template.readsState
+        case .not(let inner): return inner.readsState
+        case .all(let inner): return inner.contains { $0.readsState }
+        default: return false
         }
     }
 }

@@ -7,14 +7,25 @@ public struct Endpoint: Sendable {
     public let rules: [Rule]
     /// Where the endpoint was declared, for listings and logs.
     public var source: String?
+    /// The rate limit of every answer of the endpoint (`quota:`), counted before any rule.
+    public let quota: Quota?
+    /// Whether some rule reads or changes state (see `Rule.usesState`).
+    let usesState: Bool
     private let index: RuleIndex
 
-    public init(method: String, path: PathPattern, rules: [Rule], source: String? = nil) {
+    public init(method: String, path: PathPattern, rules: [Rule], source: String? = nil, quota: Quota? = nil) {
         self.method = method
         self.path = path
         self.rules = rules
         self.source = source
+        self.quota = quota
+        self.usesState = rules.contains { $0.usesState } || quota?.exceeded?.readsState == true
         self.index = RuleIndex(rules)
+    }
+
+    /// The same endpoint with other rules (rules added by `extends:`).
+    public func replacingRules(_ rules: [Rule]) -> Endpoint {
+        Endpoint(method: method, path: path, rules: rules, source: source, quota: quota)
     }
 
     /// The endpoint as written: `GET /isUserNameAvailable`.
@@ -25,6 +36,16 @@ public struct Endpoint: Sendable {
     /// A forced rule answers without its `when` and `chance` being tested; if its cycle step
     /// passes, the rules after it are tried as usual.
     func respond(_ context: inout MatchContext, forcing forced: Int? = nil, random: RandomSource) -> ResponsePlan? {
+        guard let quota else { return chooseRule(&context, forcing: forced, random: random) }
+        var headers: [Field] = []
+        if var refusal = quota.take(&context, headers: &headers) {
+            refusal.endpoint = name
+            return refusal.fittingResponseHead(room: context.request.responseHeaderRoom)
+        }
+        return chooseRule(&context, forcing: forced, random: random).map { $0.adding(headers, room: context.request.responseHeaderRoom) }
+    }
+
+    private func chooseRule(_ context: inout MatchContext, forcing forced: Int?, random: RandomSource) -> ResponsePlan? {
         var first = 0
         if let forced {
             if let plan = apply(rules[forced], &context, random) { return plan }
@@ -64,9 +85,29 @@ public struct Endpoint: Sendable {
             }
             template = response
         }
+        var headers: [Field] = []
+        if let quota = rule.quota, var refusal = quota.take(&context, headers: &headers) {
+            refusal.endpoint = name
+            refusal.rule = rule.name
+            return refusal.fittingResponseHead(room: context.request.responseHeaderRoom)
+        }
+        let changes = rule.effects.isEmpty ? [] : rule.effects.apply(&context)
         var plan = template.plan(context: &context, random: random)
+        if !headers.isEmpty { plan = plan.adding(headers, room: context.request.responseHeaderRoom) }
         plan.endpoint = name
         plan.rule = rule.name
+        plan.stateChanges = changes
         return plan
+    }
+}
+
+extension ResponsePlan {
+    /// The plan with `headers` after its own (rate-limit headers), unless it sends no head.
+    func adding(_ headers: [Field], room: Int) -> ResponsePlan {
+        guard !headers.isEmpty, sendsHead, warning == nil else { return self }
+        var plan = self
+        plan.prepared = nil
+        plan.headers += headers
+        return plan.fittingResponseHead(room: room)
     }
 }

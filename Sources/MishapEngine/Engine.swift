@@ -8,6 +8,8 @@ public final class Engine: Sendable {
     /// Endpoints in declaration order.
     public let endpoints: [Endpoint]
     public let options: EngineOptions
+    /// The declared state values of every set; nil when the scenarios declare none.
+    public let state: StateStore?
     private let random: RandomSource
     private let literalPaths: [String: [Endpoint]]
     private let patternPaths: [Endpoint]
@@ -15,10 +17,12 @@ public final class Engine: Sendable {
     /// The answer when no endpoint or rule matches, as the seed server gives it.
     public static let notFoundBody: [UInt8] = ErrorBody.json(reason: "Not Found")
 
-    public init(endpoints: [Endpoint], options: EngineOptions = EngineOptions()) {
+    public init(endpoints: [Endpoint], options: EngineOptions = EngineOptions(), state: StateStore? = nil) {
         self.endpoints = endpoints
         self.options = options
+        self.state = state
         self.random = RandomSource(seed: options.seed)
+        state?.prepareShared(now: options.clock())
         var literal: [String: [Endpoint]] = [:]
         var patterns: [Endpoint] = []
         for endpoint in endpoints {
@@ -35,7 +39,7 @@ public final class Engine: Sendable {
     /// Decides the response to `request`.
     public func respond(to request: Request) -> ResponsePlan {
         var context = MatchContext(request: request, session: request.headerValue(options.sessionHeader),
-                                   maxSessions: options.maxSessions)
+                                   maxSessions: options.maxSessions, random: random, clock: options.clock)
         let forced = request.headerValue(options.ruleHeader)
         if let candidates = literalPaths[request.path] {
             for endpoint in candidates where accepts(endpoint, request.method) {
@@ -51,6 +55,16 @@ public final class Engine: Sendable {
     }
 
     private func answer(_ endpoint: Endpoint, _ context: inout MatchContext, forced: String?) -> ResponsePlan? {
+        guard endpoint.usesState, let state else { return choose(endpoint, &context, forced: forced) }
+        let now = context.now
+        return state.withSet(session: context.session, now: now, limit: options.maxSessions) { set in
+            context.state = set
+            defer { context.state = nil }
+            return choose(endpoint, &context, forced: forced)
+        }
+    }
+
+    private func choose(_ endpoint: Endpoint, _ context: inout MatchContext, forced: String?) -> ResponsePlan? {
         guard let forced else { return endpoint.respond(&context, random: random) }
         guard let index = endpoint.rules.firstIndex(where: { $0.isNamed(forced) }) else {
             return unknownRule(forced, in: endpoint)
@@ -96,20 +110,35 @@ public final class Engine: Sendable {
         return plan
     }
 
-    /// Starts every cycle over.
+    /// Starts every cycle, state value and quota over.
     public func reset() {
         forEachCounter { $0.reset() }
+        forEachQuota { $0.counter.reset() }
+        state?.reset(now: options.clock())
     }
 
-    /// Starts one session's cycles over.
+    /// Starts one session's cycles, state values and quotas counted per session over.
     public func reset(session: String) {
         forEachCounter { $0.reset(session: session) }
+        forEachQuota { quota in
+            if quota.key == .session { quota.counter.reset(key: session) }
+        }
+        state?.reset(session: session)
     }
 
     private func forEachCounter(_ body: (CycleCounter) -> Void) {
         for endpoint in endpoints {
             for rule in endpoint.rules {
                 if case .cycle(_, let counter) = rule.action { body(counter) }
+            }
+        }
+    }
+
+    private func forEachQuota(_ body: (Quota) -> Void) {
+        for endpoint in endpoints {
+            if let quota = endpoint.quota { body(quota) }
+            for rule in endpoint.rules {
+                if let quota = rule.quota { body(quota) }
             }
         }
     }

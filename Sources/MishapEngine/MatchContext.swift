@@ -10,11 +10,31 @@ struct MatchContext {
     let maxSessions: Int
     var pathParameters: [Field] = []
     private var parsedBody: RequestBody?
+    /// The random numbers behind `chance`, delays and `random.*` placeholders.
+    let random: RandomSource
+    /// The session's state set while its lock is held (see `StateStore.withSet`), else nil.
+    var state: StateSet?
+    private let clock: @Sendable () -> Int64
+    private var readNow: Int64?
 
-    init(request: Request, session: String? = nil, maxSessions: Int = EngineOptions.defaultMaxSessions) {
+    init(request: Request, session: String? = nil, maxSessions: Int = EngineOptions.defaultMaxSessions,
+         random: RandomSource = RandomSource(seed: 0), clock: @escaping @Sendable () -> Int64 = MonotonicClock.milliseconds) {
         self.request = request
         self.session = session
         self.maxSessions = maxSessions
+        self.random = random
+        self.clock = clock
+    }
+
+    /// The monotonic time of the request, in milliseconds, read once (every test and change of
+    /// one request sees the same moment).
+    var now: Int64 {
+        mutating get {
+            if let readNow { return readNow }
+            let now = clock()
+            readNow = now
+            return now
+        }
     }
 
     mutating func body() -> RequestBody {
@@ -33,6 +53,14 @@ struct MatchContext {
         case .method: return request.method
         case .path: return request.path
         case .httpDate(let offset): return WallClock.httpDate(secondsSinceEpoch: WallClock.nowSeconds() + offset)
+        case .time(let offset, .iso8601): return WallClock.iso8601(milliseconds: WallClock.nowMilliseconds() + Int64(offset) * 1000)
+        case .time(let offset, .epoch): return String(WallClock.nowSeconds() + offset)
+        case .state(_, let slot):
+            guard let state else { return nil }
+            let now = self.now
+            return state.value(slot, now: now).description
+        case .uuid: return RandomText.uuid(random)
+        case .hex(let digits): return RandomText.hex(digits: digits, random)
         }
     }
 }

@@ -19,9 +19,15 @@ public struct Predicate: Sendable {
             if case .malformed = context.body() { isMalformed = true } else { isMalformed = false }
             guard isMalformed == malformedBody else { return false }
         }
-        for (source, condition) in conditions where !condition.holds(for: context.value(of: source)) {
-            return false
+        for (source, condition) in conditions {
+            let value = context.value(of: source)
+            guard condition.holds(for: value, in: &context) else { return false }
         }
         return true
+    }
+
+    /// Whether testing the predicate reads state values.
+    var readsState: Bool {
+        conditions.contains { $0.0.isState || $0.1.readsState }
     }
 }

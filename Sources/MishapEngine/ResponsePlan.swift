@@ -27,6 +27,8 @@ public struct ResponsePlan: Sendable {
     /// Something wrong with the response the rule asked for, which the server logs as a warning
     /// when it carries the plan out (headers over `ResponseHead.maximumHeaderBytes`, answered 500).
     public var warning: String?
+    /// The state changes the answering rule made, for the journal.
+    public var stateChanges: [StateChange] = []
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

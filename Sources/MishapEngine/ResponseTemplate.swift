@@ -51,6 +51,11 @@ public struct ResponseTemplate: Sendable {
         }
     }
 
+    /// Whether filling the response in reads state values.
+    var readsState: Bool {
+        body.readsState || headers.contains { $0.value.readsState }
+    }
+
     /// How many random bytes the `garbage` fault sends when the response declares no body.
     static let garbageLength = 64
 

@@ -25,6 +25,13 @@ public final class Rule: Sendable {
     /// The fraction of matching requests the rule applies to (the others fall through);
     /// nil applies it to all.
     public let chance: Double?
+    /// The state changes the rule makes when it answers (`set:`), in order.
+    public let effects: [StateEffect]
+    /// The rate limit of the rule's answers (`quota:`), if any.
+    public let quota: Quota?
+    /// Whether answering with the rule reads or changes state: then the session's state is
+    /// locked from the rule's first test to its last change.
+    let usesState: Bool
     /// The file the rule was declared in (one string shared by its rules), or the whole
     /// `source` when given as one.
     private let sourceFile: String?
@@ -47,7 +54,11 @@ public final class Rule: Sendable {
     }
 
     public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
+                effects: [StateEffect] = [], quota: Quota? = nil,
                 source: String? = nil) {
+        self.effects = effects
+        self.quota = quota
+        self.usesState = Self.usesState(when: when, action: action, effects: effects, quota: quota)
         self.name = name
         self.aliases = aliases
         self.when = when
@@ -60,7 +71,11 @@ public final class Rule: Sendable {
 
     /// A rule declared at `line` of `file`.
     public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
+                effects: [StateEffect] = [], quota: Quota? = nil,
                 file: String, line: Int, column: Int = 1) {
+        self.effects = effects
+        self.quota = quota
+        self.usesState = Self.usesState(when: when, action: action, effects: effects, quota: quota)
         self.name = name
         self.aliases = aliases
         self.when = when
@@ -69,6 +84,19 @@ public final class Rule: Sendable {
         self.sourceFile = file
         self.sourceLine = max(1, line)
         self.sourceColumn = max(1, column)
+    }
+
+    private static func usesState(when: [Predicate], action: Action, effects: [StateEffect], quota: Quota?) -> Bool {
+        if !effects.isEmpty || when.contains(where: \.readsState) { return true }
+        if quota?.exceeded?.readsState == true { return true }
+        switch action {
+        case .respond(let response): return response.readsState
+        case .cycle(let steps, _):
+            return steps.contains { step in
+                if case .respond(let response) = step { return response.readsState }
+                return false
+            }
+        }
     }
 
     /// Whether `X-Mishap-Rule: forced` names this rule: its name or an alias, ASCII letters in

@@ -47,6 +47,14 @@ public struct Template: Sendable {
         return nil
     }
 
+    /// Whether filling the template in reads state values.
+    public var readsState: Bool {
+        segments.contains { segment in
+            if case .value(let source) = segment { return source.isState }
+            return false
+        }
+    }
+
     func render(into out: inout [UInt8], context: inout MatchContext) {
         for segment in segments {
             switch segment {

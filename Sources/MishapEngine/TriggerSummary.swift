@@ -16,6 +16,10 @@ extension Condition {
         case .prefix(let prefix): return "prefix \(Self.quoted(prefix))"
         case .suffix(let suffix): return "suffix \(Self.quoted(suffix))"
         case .contains(let part): return "contains \(Self.quoted(part))"
+        case .equalsText(let template): return "= \(Self.quoted(template.text))"
+        case .number(let min?, let max?) where min == max: return "= \(min)"
+        case .number(let min, let max):
+            return [min.map { ">= \($0)" }, max.map { "<= \($0)" }].compactMap { $0 }.joined(separator: ", ")
         case .not(let inner): return "not (\(inner.summary))"
         case .all(let inner): return inner.map(\.summary).joined(separator: ", ")
         }
@@ -27,6 +31,18 @@ extension Condition {
             ($0.properties.isAlphabetic || $0.properties.numericType != nil || "@._-!".unicodeScalars.contains($0)) && $0 != " "
         }
         return plain ? value : "\"\(value)\""
+    }
+}
+
+extension Template {
+    /// The template as written: its text with `{{placeholders}}`.
+    public var text: String {
+        segments.map { segment in
+            switch segment {
+            case .literal(let bytes): return String(decoding: bytes, as: UTF8.self)
+            case .value(let source): return "{{\(source)}}"
+            }
+        }.joined()
     }
 }
 

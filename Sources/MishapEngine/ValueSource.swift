@@ -15,6 +15,22 @@ public enum ValueSource: Sendable, Hashable, CustomStringConvertible {
     /// The time now plus some seconds as an HTTP-date (`Sun, 06 Nov 1994 08:49:37 GMT`), for
     /// `Retry-After` and `Expires`: `now`, `now+30s`.
     case httpDate(offsetSeconds: Int)
+    /// The time now plus some seconds in another form: `now+60s.iso8601`, `now.epoch`.
+    case time(offsetSeconds: Int, format: TimeFormat)
+    /// A state value declared in a scenario file, by name and slot: `state.accessToken`.
+    case state(name: String, slot: Int)
+    /// A new random version-4 UUID for each use: `random.uuid`.
+    case uuid
+    /// New random lowercase hex digits for each use, this many: `random.hex` (32), `random.hex.16`.
+    case hex(digits: Int)
+
+    /// How `time` writes a moment.
+    public enum TimeFormat: String, Sendable, Hashable {
+        /// `2026-11-24T09:30:12.345Z`.
+        case iso8601
+        /// Whole seconds since 1970: `1795512612`.
+        case epoch
+    }
 
     public var description: String {
         switch self {
@@ -24,7 +40,21 @@ public enum ValueSource: Sendable, Hashable, CustomStringConvertible {
         case .pathParameter(let name): return "path.\(name)"
         case .method: return "request.method"
         case .path: return "request.path"
-        case .httpDate(let offset): return offset == 0 ? "now" : "now\(offset > 0 ? "+" : "")\(offset)s"
+        case .httpDate(let offset): return Self.now(offset)
+        case .time(let offset, let format): return "\(Self.now(offset)).\(format.rawValue)"
+        case .state(let name, _): return "state.\(name)"
+        case .uuid: return "random.uuid"
+        case .hex(let digits): return digits == 32 ? "random.hex" : "random.hex.\(digits)"
         }
+    }
+
+    private static func now(_ offset: Int) -> String {
+        offset == 0 ? "now" : "now\(offset > 0 ? "+" : "")\(offset)s"
+    }
+
+    /// Whether the value is a state value (reading it needs the session's set, under its lock).
+    public var isState: Bool {
+        if case .state = self { return true }
+        return false
     }
 }

@@ -68,7 +68,7 @@ extension ScenarioLoader {
             if clash { continue }
             rules.insert(contentsOf: addition.rules, at: position)
             if addition.before == nil { addedAtTop[index] = position + addition.rules.count }
-            endpoints[index] = Endpoint(method: endpoint.method, path: endpoint.path, rules: rules, source: endpoint.source)
+            endpoints[index] = endpoint.replacingRules(rules)
         }
         return (endpoints, problems)
     }

@@ -2,9 +2,9 @@ import MishapSupport
 import MishapEngine
 
 extension FileCompiler {
-    static let whenKeys = ["query", "headers", "body", "path", "malformedBody"]
+    static let whenKeys = ["query", "headers", "body", "path", "state", "malformedBody"]
     static let conditionKeys = ["equals", "oneOf", "absent", "present", "empty", "length", "minLength", "maxLength",
-                                "matches", "prefix", "suffix", "contains", "not"]
+                                "matches", "prefix", "suffix", "contains", "atLeast", "atMost", "lessThan", "greaterThan", "not"]
 
     /// `when:` is one mapping (every test must hold) or a list of them (any one must hold).
     /// Returns nil after reporting a problem.
@@ -37,6 +37,15 @@ extension FileCompiler {
                 case "query": source = .query(field.name)
                 case "headers": source = .header(field.name)
                 case "body": source = .body(field.name.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+                case "state":
+                    guard let declared = declaredState(field.name, at: field.key) else { valid = false; continue }
+                    guard let condition = compileCondition(field.value),
+                          checkStateCondition(condition, name: field.name, kind: declared.kind, at: field.value) else {
+                        valid = false
+                        continue
+                    }
+                    predicate.conditions.append((.state(name: field.name, slot: declared.slot), condition))
+                    continue
                 default:
                     guard path.parameterNames.contains(field.name) else {
                         let known = path.parameterNames.isEmpty ? "the path has no {parameters}" : "the path's parameters are " + path.parameterNames.joined(separator: ", ")
@@ -61,6 +70,9 @@ extension FileCompiler {
                 error("an empty value matches nothing: write 'absent: true' or 'empty: true'", at: node)
                 return nil
             }
+            if scalar.string.contains("{{") {
+                return template(scalar.string, escaping: .none, at: node).map(Condition.equalsText)
+            }
             return .equals(scalar.string)
         case .sequence:
             return compileOneOf(node)
@@ -84,7 +96,19 @@ extension FileCompiler {
 
     private mutating func compileConditionKey(_ name: String, _ value: YAMLNode) -> Condition? {
         switch name {
-        case "equals": return string(value, what: "'equals'").map(Condition.equals)
+        case "equals":
+            guard let text = string(value, what: "'equals'") else { return nil }
+            if text.contains("{{") { return template(text, escaping: .none, at: value).map(Condition.equalsText) }
+            return .equals(text)
+        case "atLeast", "atMost", "lessThan", "greaterThan":
+            guard let number = integer(value, what: "'\(name)'", in: -Int(Int32.max)...Int(Int32.max),
+                                       expected: "a whole number from -\(Int32.max) to \(Int32.max)") else { return nil }
+            switch name {
+            case "atLeast": return .number(min: number, max: nil)
+            case "atMost": return .number(min: nil, max: number)
+            case "lessThan": return .number(min: nil, max: number - 1)
+            default: return .number(min: number + 1, max: nil)
+            }
         case "oneOf": return compileOneOf(value)
         case "absent", "present", "empty":
             guard let flag = boolean(value, what: "'\(name)'") else { return nil }

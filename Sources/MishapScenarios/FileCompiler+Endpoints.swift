@@ -1,16 +1,18 @@
 import MishapEngine
 
 extension FileCompiler {
-    static let fileKeys = ["endpoint", "rules", "endpoints", "extends", "before"]
-    static let endpointKeys = ["endpoint", "rules", "extends", "before"]
-    static let ruleKeys = ["name", "aliases", "when", "chance", "respond", "cycle"]
+    static let fileKeys = ["state", "endpoint", "rules", "endpoints", "extends", "before", "quota"]
+    static let endpointKeys = ["endpoint", "rules", "extends", "before", "quota"]
+    static let ruleKeys = ["name", "aliases", "when", "chance", "set", "quota", "respond", "cycle"]
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
 
     /// A file holds one endpoint (`endpoint:` and `rules:`) or several (`endpoints:`, a list of them).
     mutating func compileFile(_ root: YAMLNode) -> [(Endpoint, YAMLNode)] {
         guard let file = mapping(root, allowedKeys: Self.fileKeys, what: "a scenario file") else { return [] }
+        // A file may only declare state (read before any file is compiled).
+        if file["state"] != nil && file.pairs.count == 1 { return [] }
         if let list = file["endpoints"] {
-            if let stray = file.key("endpoint") ?? file.key("extends") ?? file.key("rules") {
+            if let stray = file.key("endpoint") ?? file.key("extends") ?? file.key("rules") ?? file.key("quota") {
                 error("a file has either 'endpoints:' (a list) or one 'endpoint:' with its 'rules:', not both", at: stray)
             }
             guard let items = sequence(list, what: "'endpoints'") else { return [] }
@@ -32,6 +34,9 @@ extension FileCompiler {
         }
         if extending == nil, let stray = keyed.key("before") {
             error("'before:' places rules added with 'extends:'; an endpoint's own rules are tried in file order", at: stray)
+        }
+        if extending != nil, let stray = keyed.key("quota") {
+            error("an endpoint's 'quota:' goes with its declaration ('endpoint:'); rules added with 'extends:' may each have one", at: stray)
         }
         guard let endpointNode = extending ?? keyed["endpoint"] else {
             error("missing 'endpoint:' (for example 'endpoint: GET /login')", at: node)
@@ -95,7 +100,12 @@ extension FileCompiler {
                                                 names: ruleNames, before: before))
             return nil
         }
-        return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode)), endpointNode)
+        var quota: Quota?
+        if extending == nil, let quotaNode = keyed["quota"] {
+            quota = compileQuota(quotaNode, stateKey: Self.stateKey(endpoint: endpointName, rule: quotaNode) + "\nquota")
+            if quota == nil { return nil }
+        }
+        return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode), quota: quota), endpointNode)
     }
 
     /// A rule, with its name and each alias and where they are written.
@@ -121,6 +131,18 @@ extension FileCompiler {
             }
         }
 
+        var effects: [StateEffect] = []
+        var effectsValid = true
+        if let setNode = keyed["set"] {
+            if let compiled = compileEffects(setNode) { effects = compiled } else { effectsValid = false }
+        }
+        var quota: Quota?
+        var quotaValid = true
+        if let quotaNode = keyed["quota"] {
+            quota = compileQuota(quotaNode, stateKey: Self.stateKey(endpoint: endpoint, rule: node) + "\nquota")
+            quotaValid = quota != nil
+        }
+
         let action: Rule.Action?
         switch (keyed["respond"], keyed["cycle"]) {
         case (let respond?, nil):
@@ -134,9 +156,9 @@ extension FileCompiler {
             error("rule '\(shown(name))' has neither 'respond:' nor 'cycle:'", at: node)
             action = nil
         }
-        guard let predicates, let action, chanceValid, let aliases else { return nil }
+        guard let predicates, let action, chanceValid, let aliases, effectsValid, quotaValid else { return nil }
         let rule = Rule(name: name, aliases: aliases.map(\.name), when: predicates, action: action, chance: chance,
-                        file: displayPath, line: node.mark.line, column: node.mark.column)
+                        effects: effects, quota: quota, file: displayPath, line: node.mark.line, column: node.mark.column)
         return (rule, [(name, nameNode)] + aliases)
     }
 

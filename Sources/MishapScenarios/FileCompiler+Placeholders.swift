@@ -19,7 +19,9 @@ extension FileCompiler {
         case value(ValueSource)
     }
 
-    static let placeholderRoots = ["query", "headers", "body", "path", "request", "now"]
+    static let placeholderRoots = ["query", "headers", "body", "path", "request", "now", "state", "random"]
+    /// The most hex digits `random.hex.N` gives.
+    static let maximumHexDigits = 256
 
     /// The literal text and placeholders of `text`, in order. One pass over the bytes: the
     /// braces are ASCII, so the text between them is whole UTF-8.
@@ -61,18 +63,40 @@ extension FileCompiler {
         case "path" where !rest.isEmpty: return .pathParameter(rest)
         case "request" where rest == "method": return .method
         case "request" where rest == "path": return .path
-        case "now" where pieces.count == 1: return .httpDate(offsetSeconds: 0)
-        case _ where root.hasPrefix("now+") || root.hasPrefix("now-"):
-            let offset = root.dropFirst(3)
-            // `magnitude`, not `abs`: abs(Int.min) traps.
-            if pieces.count == 1, offset.hasSuffix("s"), let seconds = Int(offset.dropLast()), seconds.magnitude <= 10 * 365 * 86_400 {
-                return .httpDate(offsetSeconds: seconds)
-            }
-            error("'{{\(shown(name))}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}", at: node)
+        case "state" where !rest.isEmpty:
+            guard let declared = declaredState(rest, at: node) else { return nil }
+            return .state(name: rest, slot: declared.slot)
+        case "random" where rest == "uuid": return .uuid
+        case "random" where rest == "hex": return .hex(digits: 32)
+        case "random" where rest.hasPrefix("hex."):
+            if let digits = Int(rest.dropFirst(4)), (1...Self.maximumHexDigits).contains(digits) { return .hex(digits: digits) }
+            error("'{{\(shown(name))}}': random.hex.N gives N hex digits, N from 1 to \(Self.maximumHexDigits)", at: node)
             return nil
+        case "random":
+            error("unknown placeholder '{{\(shown(name))}}'; random values are random.uuid, random.hex (32 digits) and random.hex.N", at: node)
+            return nil
+        case _ where root == "now" || root.hasPrefix("now+") || root.hasPrefix("now-"):
+            var seconds = 0
+            if root != "now" {
+                let offset = root.dropFirst(3)
+                // `magnitude`, not `abs`: abs(Int.min) traps.
+                guard offset.hasSuffix("s"), let value = Int(offset.dropLast()), value.magnitude <= 10 * 365 * 86_400 else {
+                    error("'{{\(shown(name))}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}, optionally with .iso8601 or .epoch", at: node)
+                    return nil
+                }
+                seconds = value
+            }
+            switch rest {
+            case "" where pieces.count == 1, "http": return .httpDate(offsetSeconds: seconds)
+            case "iso8601": return .time(offsetSeconds: seconds, format: .iso8601)
+            case "epoch": return .time(offsetSeconds: seconds, format: .epoch)
+            default:
+                error("'{{\(shown(name))}}': a time is written as an HTTP-date (now+60s), now+60s.iso8601 or now+60s.epoch", at: node)
+                return nil
+            }
         default:
             let suggestion = Self.placeholderRoots.contains(root) ? "" : hint(for: root, in: Self.placeholderRoots)
-            error("unknown placeholder '{{\(shown(name))}}'\(suggestion); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, now or now+30s", at: node)
+            error("unknown placeholder '{{\(shown(name))}}'\(suggestion); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, state.NAME, random.uuid, random.hex, now, now+30s or now+30s.iso8601", at: node)
             return nil
         }
     }

@@ -17,11 +17,11 @@ extension FileCompiler {
     /// A response: `status` (200 when left out), `headers`, at most one body (`json`: any YAML,
     /// sent as JSON; `text`; `base64`: raw bytes; `file`: a path relative to the scenario file),
     /// and how it is delivered: `delay`, `hang`, `dribble`, `fault`.
-    mutating func compileResponse(_ node: YAMLNode) -> ResponseTemplate? {
+    mutating func compileResponse(_ node: YAMLNode, defaultStatus: Int = 200) -> ResponseTemplate? {
         guard let keyed = mapping(node, allowedKeys: Self.responseKeys, what: "a response") else { return nil }
         var valid = true
 
-        var status = 200
+        var status = defaultStatus
         if let statusNode = keyed["status"] {
             if let value = integer(statusNode, what: "'status'", in: 100...599, expected: "an HTTP status code from 100 to 599") {
                 status = value
@@ -198,33 +198,22 @@ extension FileCompiler {
         return (firstValue, secondValue)
     }
 
-    /// Milliseconds, written as a number (`300`) or with a unit (`300ms`, `1.5s`).
+    /// Milliseconds, written as a number (`300`) or with a unit (`300ms`, `1.5s`, `2m`, `1h`),
+    /// at most a day.
     mutating func duration(_ node: YAMLNode, what: String) -> Int? {
         guard let text = node.scalar?.string else {
             error("\(what) must be a duration in milliseconds, like 300 or '2s'", at: node)
             return nil
         }
-        let value: Double?
-        if text.hasSuffix("ms") {
-            value = Double(text.dropLast(2))
-        } else if text.hasSuffix("s") {
-            value = Double(text.dropLast()).map { $0 * 1000 }
-        } else {
-            value = Double(text)
+        switch DurationText.milliseconds(text) {
+        case .success(let milliseconds):
+            return milliseconds
+        case .failure(.malformed):
+            error("\(what) must be a duration in milliseconds, like 300 or '2s' (units: ms, s, m, h), not '\(shown(text))'", at: node)
+        case .failure(let problem):
+            error("\(what) \(problem.words)", at: node)
         }
-        guard let value, value.isFinite else {
-            error("\(what) must be a duration in milliseconds, like 300 or '2s', not '\(shown(text))'", at: node)
-            return nil
-        }
-        guard value >= 0 else {
-            error("\(what) must not be negative", at: node)
-            return nil
-        }
-        guard value <= 86_400_000 else {
-            error("\(what) must be at most a day", at: node)
-            return nil
-        }
-        return Int(value.rounded())
+        return nil
     }
 
     // MARK: JSON bodies

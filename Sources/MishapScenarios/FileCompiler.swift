@@ -14,6 +14,15 @@ struct FileCompiler {
     let previousCounters: [String: CycleCounter]
     /// The cycle counters of the rules compiled, by state key.
     var cycleCounters: [String: CycleCounter] = [:]
+    /// The quota counts of the set this one replaces, by state key, as `previousCounters`.
+    var previousQuotas: [String: QuotaCounter] = [:]
+    /// The quota counts of the rules and endpoints compiled, by state key.
+    var quotaCounters: [String: QuotaCounter] = [:]
+    /// The state values every file declares, by name.
+    var state: [String: DeclaredState] = [:]
+    /// Whether a file that may declare state could not be read, so a name missing from `state`
+    /// is not reported as undeclared.
+    var stateMayBeIncomplete = false
     /// Rules this file adds to endpoints declared elsewhere (`extends:`), placed by the loader.
     var extensions: [EndpointExtension] = []
     /// Problems found beyond `maximumDiagnostics`: how many, and where the first is.

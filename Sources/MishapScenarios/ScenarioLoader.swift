@@ -72,12 +72,16 @@ public enum ScenarioLoader {
     ) throws(ScenarioError) -> ScenarioSet {
         var diagnostics = earlier
         var counters: [String: CycleCounter] = [:]
+        var quotas: [String: QuotaCounter] = [:]
         var endpoints: [Endpoint] = []
         var declared: [String: String] = [:]
         var extensions: [EndpointExtension] = []
+
+        // Every file is read first: state declared in one file is used in others.
+        var parsed: [(source: (display: String, bodyFiles: BodyFileResolver, text: String), root: YAMLNode, compiler: FileCompiler)] = []
+        var declarations: [StateDeclaration] = []
+        var stateNames: [String: String] = [:]
         for source in sources {
-            var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
-                                        previousCounters: previous?.cycleCounters ?? [:])
             if let violation = YAMLLimits.check(source.text) {
                 diagnostics.append(ScenarioDiagnostic(file: source.display, line: violation.line, column: violation.column,
                                                       message: violation.message))
@@ -94,6 +98,29 @@ public enum ScenarioLoader {
                 diagnostics.append(emptyFileDiagnostic(source.text, file: source.display))
                 continue
             }
+            var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
+                                        previousCounters: previous?.cycleCounters ?? [:])
+            compiler.previousQuotas = previous?.quotaCounters ?? [:]
+            for (declaration, key) in compiler.stateDeclarations(root) {
+                if let first = stateNames[declaration.name] {
+                    compiler.error("state value '\(declaration.name)' is already declared at \(first)", at: key)
+                    continue
+                }
+                stateNames[declaration.name] = declaration.location
+                declarations.append(declaration)
+            }
+            parsed.append((source, root, compiler))
+        }
+        var slots: [String: FileCompiler.DeclaredState] = [:]
+        for (slot, declaration) in declarations.enumerated() {
+            slots[declaration.name] = FileCompiler.DeclaredState(slot: slot, kind: declaration.kind, location: declaration.location)
+        }
+
+        let unreadFiles = sources.count > parsed.count || !earlier.isEmpty
+        for (source, root, first) in parsed {
+            var compiler = first
+            compiler.state = slots
+            compiler.stateMayBeIncomplete = unreadFiles
             for (endpoint, node) in compiler.compileFile(root) {
                 let key = "\(endpoint.method) \(endpoint.path)"
                 if let first = declared[key] {
@@ -104,6 +131,7 @@ public enum ScenarioLoader {
                 endpoints.append(endpoint)
             }
             counters.merge(compiler.cycleCounters) { first, _ in first }
+            quotas.merge(compiler.quotaCounters) { first, _ in first }
             extensions += compiler.extensions
             // An empty node at the very end is placed on the line after the last when the text
             // has no final line break; the problem is at the end of the last line.
@@ -136,6 +164,15 @@ public enum ScenarioLoader {
             })
         }
         var set = ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
+        set.quotaCounters = quotas
+        if !declarations.isEmpty {
+            // Unchanged declarations keep their values: the same store when all are unchanged.
+            if let kept = previous?.state, kept.declarations == declarations {
+                set.state = kept
+            } else {
+                set.state = StateStore(declarations: declarations, carryingOver: previous?.state, now: MonotonicClock.milliseconds())
+            }
+        }
         set.warnings = RuleReachability.warnings(endpoints).map { warning in
             var warning = warning
             warning.message = YAMLLimits.oneLine(warning.message)

@@ -8,6 +8,11 @@ public struct ScenarioSet: Sendable {
     /// The counters of the cycle rules, by what identifies each rule (its endpoint and whole
     /// definition); a reload hands them to the new set so unchanged cycles keep their positions.
     public var cycleCounters: [String: CycleCounter] = [:]
+    /// The counts of the quotas, by what identifies each, carried over a reload as cycle counters are.
+    public var quotaCounters: [String: QuotaCounter] = [:]
+    /// The declared state values (`state:`) of every session; nil when none is declared. A
+    /// reload keeps the values of unchanged declarations.
+    public var state: StateStore?
     /// What loaded but is probably a mistake (a rule that can never answer), each located as
     /// `file:line:column: warning: ...`. Warnings never refuse a load.
     public var warnings: [ScenarioDiagnostic] = []
@@ -27,6 +32,6 @@ public struct ScenarioSet: Sendable {
 
     /// An engine answering with these scenarios.
     public func makeEngine(options: EngineOptions = EngineOptions()) -> Engine {
-        Engine(endpoints: endpoints, options: options)
+        Engine(endpoints: endpoints, options: options, state: state)
     }
 }

@@ -10,11 +10,22 @@ struct AdminAPI: Sendable {
     let service: MishapService
 
     private struct Route: Sendable {
-        let method: String
+        /// The methods the call takes (`GET` takes `HEAD` too).
+        let methods: [String]
         /// The query parameters the call takes; any other is refused (400), so a typo such as
         /// `reset?sesion=s1` cannot silently do something broader than asked.
         let parameters: [String]
         let handler: @Sendable (AdminAPI, Request) -> ResponsePlan
+
+        init(method: String, parameters: [String], handler: @escaping @Sendable (AdminAPI, Request) -> ResponsePlan) {
+            self.init(methods: [method], parameters: parameters, handler: handler)
+        }
+
+        init(methods: [String], parameters: [String], handler: @escaping @Sendable (AdminAPI, Request) -> ResponsePlan) {
+            self.methods = methods
+            self.parameters = parameters
+            self.handler = handler
+        }
     }
 
     private static let routes: [String: Route] = [
@@ -26,6 +37,7 @@ struct AdminAPI: Sendable {
             api.requests(request)
         },
         "retries": Route(method: "GET", parameters: ["session", "endpoint"]) { api, request in api.retries(request) },
+        "state": Route(methods: ["GET", "POST"], parameters: ["session"]) { api, request in api.state(request) },
     ]
 
     /// The header that may carry the admin token, besides `Authorization: Bearer`.
@@ -49,9 +61,9 @@ struct AdminAPI: Sendable {
                 + Self.routes.keys.sorted().map { Self.prefix + $0 }.joined(separator: ", "))
         }
         let method = request.method == "HEAD" ? "GET" : request.method
-        guard method == route.method else {
-            var plan = Self.error(405, "\(request.path) takes \(route.method)")
-            plan.headers.append(Field("Allow", route.method == "GET" ? "GET, HEAD" : route.method))
+        guard route.methods.contains(method) else {
+            var plan = Self.error(405, "\(request.path) takes \(route.methods.joined(separator: " or "))")
+            plan.headers.append(Field("Allow", route.methods.flatMap { $0 == "GET" ? ["GET", "HEAD"] : [$0] }.joined(separator: ", ")))
             return plan
         }
         if let problem = Self.parameterProblem(request.query, path: request.path, known: route.parameters) {
@@ -185,6 +197,47 @@ struct AdminAPI: Sendable {
         ]))
     }
 
+    /// `GET`: the session's state values (the shared set without `session`); `POST` with a JSON
+    /// object sets some: `{"outage": true}`, or `{"outage": {"value": true, "for": "30s"}}`.
+    private func state(_ request: Request) -> ResponsePlan {
+        let session = request.queryValue("session")
+        if session?.isEmpty == true { return Self.error(400, "'session' must not be empty") }
+        let engine = service.engine
+        var changes: [StateChange]?
+        if request.method == "POST" {
+            switch engine.setState(json: request.body, session: session) {
+            case .success(let made): changes = made
+            case .failure(let problem): return Self.error(400, problem.reason)
+            }
+        }
+        var members: [(String, JSON)] = [
+            ("session", .optional(session)),
+            ("state", .object(engine.stateValues(session: session).map { entry in
+                var value: [(String, JSON)] = [("value", Self.json(for: entry.value))]
+                if let remaining = entry.remaining { value.append(("expiresInMs", .int(Int(remaining)))) }
+                value.append(("initial", Self.json(for: entry.declaration.initial)))
+                value.append(("declared", .string(entry.declaration.location)))
+                return (entry.declaration.name, .object(value))
+            })),
+        ]
+        if let changes { members.append(("changes", .array(changes.map(Self.json(for:))))) }
+        return Self.json(200, .object(members))
+    }
+
+    static func json(for value: StateValue) -> JSON {
+        switch value {
+        case .string(let text): return .string(text)
+        case .integer(let number): return .int(number)
+        case .boolean(let flag): return .bool(flag)
+        }
+    }
+
+    static func json(for change: StateChange) -> JSON {
+        var members: [(String, JSON)] = [("name", .string(change.name)), ("from", json(for: change.from)), ("to", json(for: change.to))]
+        if let milliseconds = change.milliseconds { members.append(("forMs", .int(milliseconds))) }
+        return .object(members)
+    }
+
     private func retries(_ request: Request) -> ResponsePlan {
         let observations = service.retries.observations(session: request.queryValue("session"),
                                                         endpoint: request.queryValue("endpoint"))
@@ -220,6 +273,7 @@ struct AdminAPI: Sendable {
             ("fault", .optional(entry.fault?.rawValue)),
             ("delayMs", .int(entry.delayMilliseconds)),
             ("hang", .bool(entry.hang)),
+            ("stateChanges", .array(entry.stateChanges.map(json(for:)))),
         ]
         return .object(members)
     }

@@ -104,8 +104,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         return try outcome.get()
     }
 
-    /// Starts cycles over and clears the journal and the Retry-After observations: everything,
-    /// or only what belongs to one session.
+    /// Starts cycles, state values and quotas over and clears the journal and the Retry-After
+    /// observations: everything, or only what belongs to one session.
     public func reset(session: String? = nil) {
         let engine = self.engine
         if let session {
@@ -153,7 +153,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 id: 0, time: now, method: request.method, path: request.path, query: request.query,
                 headers: request.headers, body: request.body, bodySize: request.body.count, session: session,
                 endpoint: plan.endpoint, rule: plan.rule, status: plan.fault == nil && !plan.hang ? plan.status : nil,
-                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang))
+                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang, stateChanges: plan.stateChanges))
         }
         if let endpoint = plan.endpoint {
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)

@@ -25,6 +25,8 @@ public struct JournalEntry: Sendable {
     public var fault: Fault?
     public var delayMilliseconds: Int
     public var hang: Bool
+    /// The state changes the answering rule made, in order.
+    public var stateChanges: [StateChange] = []
 
     /// The body as text when it is UTF-8, for showing.
     public var bodyText: String? { String(validating: body, as: UTF8.self) }

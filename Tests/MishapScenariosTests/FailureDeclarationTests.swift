@@ -138,9 +138,9 @@ struct FailureDeclarationTests {
         Mistake(lines: "delay: -1s", line: 5, column: 14, containing: ["'delay' must not be negative"]),
         Mistake(lines: "delay: { min: -1, max: 5 }", line: 5, column: 21, containing: ["'min' must not be negative"]),
         // A delay that is not a duration.
-        Mistake(lines: "delay: abc", line: 5, column: 14, containing: ["'delay' must be a duration in milliseconds, like 300 or '2s', not 'abc'"]),
+        Mistake(lines: "delay: abc", line: 5, column: 14, containing: ["'delay' must be a duration in milliseconds, like 300 or '2s' (units: ms, s, m, h), not 'abc'"]),
         Mistake(lines: "delay: [1, 2]", line: 5, column: 14, containing: ["'delay' must be a duration in milliseconds"]),
-        Mistake(lines: "delay: { min: 1, max: soon }", line: 5, column: 29, containing: ["'max' must be a duration in milliseconds, like 300 or '2s', not 'soon'"]),
+        Mistake(lines: "delay: { min: 1, max: soon }", line: 5, column: 29, containing: ["'max' must be a duration in milliseconds, like 300 or '2s' (units: ms, s, m, h), not 'soon'"]),
         // A delay range without max, or with min above max.
         Mistake(lines: "delay: { min: 5 }", line: 5, column: 14, containing: ["a 'delay' range needs both 'min' and 'max'"]),
         Mistake(lines: "delay: { max: 5 }", line: 5, column: 14, containing: ["a 'delay' range needs both 'min' and 'max'"]),

@@ -1,0 +1,84 @@
+import MishapSupport
+
+// State values from outside the scenarios: `GET /__mishap/state` reads a set, `POST` changes it
+// (an outage started by an admin call, a token planted by a test).
+extension Engine {
+    /// The values of the session's set (the shared one without a session), each with the
+    /// milliseconds until it reverts; empty when no state is declared.
+    public func stateValues(session: String?) -> [(declaration: StateDeclaration, value: StateValue, remaining: Int64?)] {
+        state?.snapshot(session: session, now: options.clock()) ?? []
+    }
+
+    /// Sets state values from a JSON object: `{"outage": true}` for good, or
+    /// `{"outage": {"value": true, "for": "30s"}}` for a while. Every value is checked before any
+    /// is set: a name not declared, a value of the wrong type or a bad duration changes nothing
+    /// and is the error's reason.
+    public func setState(json body: [UInt8], session: String?) -> Result<[StateChange], StateUpdateError> {
+        guard let root = JSONValue.parse(body) else {
+            return .failure(StateUpdateError("the body must be a JSON object of state names and values, like {\"outage\": true}"))
+        }
+        guard case .object(let members) = root, !members.isEmpty else {
+            return .failure(StateUpdateError("the body must be a non-empty JSON object of state names and values, like {\"outage\": true}"))
+        }
+        guard let state else {
+            return .failure(StateUpdateError("the scenarios declare no state (declare it with 'state:' in a scenario file)"))
+        }
+        var changes: [(slot: Int, value: StateValue, milliseconds: Int?)] = []
+        for (name, given) in members {
+            guard let slot = state.slot(named: name) else {
+                let names = state.declarations.map(\.name)
+                return .failure(StateUpdateError("no state value '\(name)'\(Suggestion.hint(for: name, in: names)); the scenarios declare "
+                    + names.joined(separator: ", ")))
+            }
+            let declaration = state.declarations[slot]
+            var valueJSON = given
+            var milliseconds: Int?
+            if case .object(let parts) = given {
+                guard let value = parts.first(where: { $0.0 == "value" })?.1 else {
+                    return .failure(StateUpdateError("'\(name)': give the value, or {\"value\": VALUE, \"for\": \"30s\"}"))
+                }
+                if let unknown = parts.first(where: { $0.0 != "value" && $0.0 != "for" }) {
+                    return .failure(StateUpdateError("'\(name)': unknown key '\(unknown.0)'; the keys are 'value' and 'for'"))
+                }
+                valueJSON = value
+                if let duration = parts.first(where: { $0.0 == "for" })?.1 {
+                    let text: String?
+                    switch duration {
+                    case .string(let written): text = written
+                    case .number(let written): text = written
+                    default: text = nil
+                    }
+                    switch text.map(DurationText.milliseconds) {
+                    case .success(let value)?: milliseconds = value
+                    case .failure(let problem)?: return .failure(StateUpdateError("'\(name)': 'for' \(problem.words)"))
+                    case nil: return .failure(StateUpdateError("'\(name)': 'for' \(DurationText.Problem.malformed.words)"))
+                    }
+                }
+            }
+            guard let value = Self.stateValue(valueJSON, as: declaration.kind) else {
+                return .failure(StateUpdateError("'\(name)' is \(declaration.kind == .integer ? "an" : "a") \(declaration.kind.rawValue) "
+                    + "(declared at \(declaration.location)); \(valueJSON.text ?? "null") is not one"))
+            }
+            changes.append((slot, value, milliseconds))
+        }
+        return .success(state.set(changes, session: session, now: options.clock(), limit: options.maxSessions))
+    }
+
+    private static func stateValue(_ json: JSONValue, as kind: StateValue.Kind) -> StateValue? {
+        switch (json, kind) {
+        case (.string(let text), .string): return .string(text)
+        case (.number(let text), .integer): return Int(text).map(StateValue.integer)
+        case (.bool(let flag), .boolean): return .boolean(flag)
+        default: return nil
+        }
+    }
+}
+
+/// Why an admin call could not set state values; nothing was changed.
+public struct StateUpdateError: Error, Sendable {
+    public let reason: String
+
+    init(_ reason: String) {
+        self.reason = reason
+    }
+}
