@@ -58,7 +58,7 @@ struct CLITests {
         let result = try await runMishap(["validate", "scenarios"], currentDirectory: Paths.repository)
         #expect(result.status == 0, "\(result)")
         let rules = try DeclaredScenario.defaults.reduce(0) { $0 + $1.ruleNames.count }
-        #expect(result.standardOutput == "scenarios: 2 file(s), 2 endpoint(s), \(rules) rule(s): valid\n")
+        #expect(result.standardOutput == "scenarios: 5 file(s), 5 endpoint(s), \(rules) rule(s): valid\n")
         #expect(result.standardError.isEmpty, "\(result.standardError)")
     }
 
@@ -110,15 +110,16 @@ struct CLITests {
 
     // MARK: routes
 
-    @Test("routes lists both endpoints and their rules in order")
+    @Test("routes lists every endpoint and its rules in order")
     func routesDefaultScenarios() async throws {
         let result = try await runMishap(["routes", "scenarios"], currentDirectory: Paths.repository)
         #expect(result.status == 0, "\(result)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         let endpoints = lines.filter { !$0.hasPrefix(" ") }
         let declared = try DeclaredScenario.defaults
-        #expect(endpoints == ["GET /isUserNameAvailable  (scenarios/isUserNameAvailable.yaml:\(declared[0].endpointLine))",
-                              "POST /login  (scenarios/login.yaml:\(declared[1].endpointLine))"], "\(result.standardOutput)")
+        #expect(endpoints == zip(DeclaredScenario.defaultFiles, declared).map { file, scenario in
+            "\(file.1)  (scenarios/\(file.0):\(scenario.endpointLine))"
+        }, "\(result.standardOutput)")
         // Rules follow their endpoint, indented, in declaration order.
         var rulesByEndpoint: [[String]] = []
         for line in lines {
@@ -127,7 +128,7 @@ struct CLITests {
             rulesByEndpoint[rulesByEndpoint.count - 1].append(name)
         }
         #expect(rulesByEndpoint == declared.map(\.ruleNames))
-        try #require(rulesByEndpoint.count == 2)
+        try #require(rulesByEndpoint.count == DeclaredScenario.defaultFiles.count)
         #expect(rulesByEndpoint[0].filter(Self.userNameRules.contains) == Self.userNameRules)
         #expect(rulesByEndpoint[1].filter(Self.loginRules.contains) == Self.loginRules)
         #expect(lines.contains { $0.hasPrefix("  tooShort ") && $0.hasSuffix("-> 400") })

@@ -182,10 +182,14 @@ struct DeclaredScenario {
     var endpointLine = 0
     var ruleNames: [String] = []
 
-    /// The repository's two default scenario files, in path order.
+    /// The repository's default scenario files, in path order, and their endpoints.
+    static let defaultFiles = [("isUserNameAvailable.yaml", "GET /isUserNameAvailable"), ("login.yaml", "POST /login"),
+                               ("me.yaml", "GET /me"), ("search.yaml", "GET /search"), ("token.yaml", "POST /token")]
+
+    /// The repository's default scenario files, in path order.
     static var defaults: [DeclaredScenario] {
         get throws {
-            try ["isUserNameAvailable.yaml", "login.yaml"].map { try DeclaredScenario(path: Paths.scenarios + "/" + $0) }
+            try defaultFiles.map { try DeclaredScenario(path: Paths.scenarios + "/" + $0.0) }
         }
     }
 

@@ -700,7 +700,7 @@ struct DaemonTests {
         let ok = try Self.admin(adminPort, "health")
         #expect(ok.status == 200)
         #expect(ok.json["status"] as? String == "ok")
-        #expect(ok.json["endpoints"] as? Int == 2)
+        #expect(ok.json["endpoints"] as? Int == DeclaredScenario.defaultFiles.count)
     }
 
     // MARK: Logs

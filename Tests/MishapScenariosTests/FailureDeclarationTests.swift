@@ -175,7 +175,7 @@ struct FailureDeclarationTests {
         // A malformed {{now±N}} placeholder.
         Mistake(lines: "headers: { Retry-After: \"{{now+abc}}\" }", line: 5, column: 31, containing: ["'{{now+abc}}' must be now, now+SECONDSs or now-SECONDSs, like {{now+30s}}"]),
         Mistake(lines: "text: \"{{now+60}}\"", line: 5, column: 13, containing: ["'{{now+60}}' must be now, now+SECONDSs or now-SECONDSs"]),
-        Mistake(lines: "text: \"{{now.x}}\"", line: 5, column: 13, containing: ["unknown placeholder '{{now.x}}'"]),
+        Mistake(lines: "text: \"{{now.x}}\"", line: 5, column: 13, containing: ["'{{now.x}}': a time is written as an HTTP-date (now+60s), now+60s.iso8601 or now+60s.epoch"]),
     ]
 
     @Test("A mistake in a delivery key is one problem, located", arguments: mistakes)

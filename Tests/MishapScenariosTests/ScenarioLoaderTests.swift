@@ -9,14 +9,14 @@ struct ScenarioLoaderTests {
     static let userNameRules = SeedRules.userName
     static let loginRules = SeedRules.login
 
-    @Test("The default scenarios folder loads both endpoints with their rules in order")
+    @Test("The default scenarios folder loads its endpoints with their rules in order")
     func defaultScenarios() throws {
         let set = try ScenarioLoader.load(directory: defaultScenariosDirectory)
-        #expect(set.endpoints.map(\.name) == ["GET /isUserNameAvailable", "POST /login"])
-        #expect(set.endpoints.map(\.method) == ["GET", "POST"])
-        #expect(set.files == [defaultScenariosDirectory + "/isUserNameAvailable.yaml",
-                              defaultScenariosDirectory + "/login.yaml"])
-        try #require(set.endpoints.count == 2)
+        #expect(set.endpoints.map(\.name) == ["GET /isUserNameAvailable", "POST /login", "GET /me", "GET /search", "POST /token"])
+        #expect(set.files == ["isUserNameAvailable", "login", "me", "search", "token"].map { defaultScenariosDirectory + "/\($0).yaml" })
+        #expect(set.state?.declarations.map(\.name) == ["searchOutage", "accessToken", "accessTokenLive", "meCalls",
+                                                        "replacedToken", "refreshToken", "refreshFailure"])
+        try #require(set.endpoints.count == 5)
         for (endpoint, file, seed) in [(set.endpoints[0], "isUserNameAvailable.yaml", Self.userNameRules),
                                        (set.endpoints[1], "login.yaml", Self.loginRules)] {
             let declared = try DeclaredScenario(path: defaultScenariosDirectory + "/" + file)
