@@ -14,6 +14,41 @@ extension Engine {
     /// is set: a name not declared, a value of the wrong type or a bad duration changes nothing
     /// and is the error's reason.
     public func setState(json body: [UInt8], session: String?) -> Result<[StateChange], StateUpdateError> {
+        switch stateValues(json: body) {
+        case .success(let values): return setState(values, session: session)
+        case .failure(let problem): return .failure(problem)
+        }
+    }
+
+    /// Sets state values, each for good or for some milliseconds: all, or none when a name is
+    /// not declared or a value is of another type.
+    public func setState(_ values: [(name: String, value: StateValue, milliseconds: Int?)],
+                         session: String?) -> Result<[StateChange], StateUpdateError> {
+        guard let state else {
+            return .failure(StateUpdateError("the scenarios declare no state (declare it with 'state:' in a scenario file)"))
+        }
+        var changes: [(slot: Int, value: StateValue, milliseconds: Int?)] = []
+        for (name, value, milliseconds) in values {
+            guard let slot = state.slot(named: name) else {
+                let names = state.declarations.map(\.name)
+                return .failure(StateUpdateError("no state value '\(name)'\(Suggestion.hint(for: name, in: names)); the scenarios declare "
+                    + names.joined(separator: ", ")))
+            }
+            let declaration = state.declarations[slot]
+            guard value.kind == declaration.kind else {
+                return .failure(StateUpdateError("'\(name)' is \(declaration.kind == .integer ? "an" : "a") \(declaration.kind.rawValue) "
+                    + "(declared at \(declaration.location)); \(value) is not one"))
+            }
+            if let milliseconds, !(0...DurationText.maximumMilliseconds).contains(milliseconds) {
+                return .failure(StateUpdateError("'\(name)': the duration must be from 0 to a day"))
+            }
+            changes.append((slot, value, milliseconds))
+        }
+        return .success(state.set(changes, session: session, now: options.clock(), limit: options.maxSessions))
+    }
+
+    /// The values of a JSON object, typed as their declarations say.
+    private func stateValues(json body: [UInt8]) -> Result<[(name: String, value: StateValue, milliseconds: Int?)], StateUpdateError> {
         guard let root = JSONValue.parse(body) else {
             return .failure(StateUpdateError("the body must be a JSON object of state names and values, like {\"outage\": true}"))
         }
@@ -23,7 +58,7 @@ extension Engine {
         guard let state else {
             return .failure(StateUpdateError("the scenarios declare no state (declare it with 'state:' in a scenario file)"))
         }
-        var changes: [(slot: Int, value: StateValue, milliseconds: Int?)] = []
+        var values: [(name: String, value: StateValue, milliseconds: Int?)] = []
         for (name, given) in members {
             guard let slot = state.slot(named: name) else {
                 let names = state.declarations.map(\.name)
@@ -59,9 +94,9 @@ extension Engine {
                 return .failure(StateUpdateError("'\(name)' is \(declaration.kind == .integer ? "an" : "a") \(declaration.kind.rawValue) "
                     + "(declared at \(declaration.location)); \(valueJSON.text ?? "null") is not one"))
             }
-            changes.append((slot, value, milliseconds))
+            values.append((name, value, milliseconds))
         }
-        return .success(state.set(changes, session: session, now: options.clock(), limit: options.maxSessions))
+        return .success(values)
     }
 
     private static func stateValue(_ json: JSONValue, as kind: StateValue.Kind) -> StateValue? {

@@ -41,3 +41,10 @@ public enum StateValue: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// `"abc"`, `3` and `true` stand for state values in code (`mishap.setState(["outage": true])`).
+extension StateValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .boolean(value) }
+}

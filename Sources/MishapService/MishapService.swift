@@ -117,6 +117,19 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         retries.clear(session: session)
     }
 
+    /// The state values of a session (the shared set without one), each with the milliseconds
+    /// until it reverts to its initial value; empty when the scenarios declare no state.
+    public func stateValues(session: String? = nil) -> [(declaration: StateDeclaration, value: StateValue, remaining: Int64?)] {
+        engine.stateValues(session: session)
+    }
+
+    /// Sets state values of a session (the shared set without one), each for good or for some
+    /// milliseconds: all of them, or none when one is wrong (the error says which).
+    public func setState(_ values: [(name: String, value: StateValue, milliseconds: Int?)],
+                         session: String? = nil) -> Result<[StateChange], StateUpdateError> {
+        engine.setState(values, session: session)
+    }
+
     /// Logs each warning of the scenarios in force (a rule that can never answer), one line
     /// each at `warning` level, located.
     func logWarnings() {

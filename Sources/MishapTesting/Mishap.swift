@@ -7,6 +7,8 @@ import MishapEngine
 @_exported import struct MishapScenarios.ScenarioError
 @_exported import struct MishapScenarios.ScenarioDiagnostic
 @_exported import struct MishapService.CORSPolicy
+@_exported import enum MishapEngine.StateValue
+@_exported import struct MishapEngine.StateUpdateError
 import MishapScenarios
 import MishapHTTP
 import MishapService

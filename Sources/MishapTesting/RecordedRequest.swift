@@ -1,4 +1,5 @@
 import Foundation
+import MishapEngine
 import MishapService
 
 /// A request as the server received it, from the journal (`mishap.requests(...)`), with what
@@ -36,6 +37,9 @@ public struct RecordedRequest: Sendable {
     public let status: Int?
     /// The fault carried out instead of an answer (`reset`, `close`, ...).
     public let fault: String?
+    /// The state changes the answering rule made (`set:`), in order: each value's name, what it
+    /// was and what it became.
+    public let stateChanges: [(name: String, from: StateValue, to: StateValue)]
 
     init(_ entry: JournalEntry) {
         id = entry.id
@@ -50,6 +54,7 @@ public struct RecordedRequest: Sendable {
         rule = entry.rule
         status = entry.status
         fault = entry.fault?.rawValue
+        stateChanges = entry.stateChanges.map { ($0.name, $0.from, $0.to) }
     }
 
     /// The first query parameter with this name (exact case), decoded; nil when there is none.

@@ -85,7 +85,25 @@ public final class RunningMishap: @unchecked Sendable {
         service.retries.observations(session: session?.id, endpoint: endpoint).map(RetryCheck.init)
     }
 
-    /// Starts cycles over and clears the journal and retry checks: all, or one session's.
+    /// The state values (`state:` in the scenario files) of a session, or of the set shared by
+    /// requests without one, by name.
+    public func state(session: MishapSession? = nil) -> [String: StateValue] {
+        var values: [String: StateValue] = [:]
+        for entry in service.stateValues(session: session?.id) { values[entry.declaration.name] = entry.value }
+        return values
+    }
+
+    /// Sets state values of a session (or of the shared set), for good or, with `for`, until
+    /// they revert to their initial values: `try mishap.setState(["searchOutage": true], for: .seconds(30))`.
+    /// Throws `StateUpdateError` (nothing set) for a name not declared or a value of another type.
+    public func setState(_ values: [String: StateValue], for duration: Duration? = nil, session: MishapSession? = nil) throws {
+        let milliseconds = duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+        let changes = values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value, milliseconds: milliseconds) }
+        _ = try service.setState(changes, session: session?.id).get()
+    }
+
+    /// Starts cycles, state values and quotas over and clears the journal and retry checks:
+    /// all, or one session's.
     public func reset(session: MishapSession? = nil) {
         service.reset(session: session?.id)
     }
