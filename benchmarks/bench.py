@@ -11,6 +11,8 @@ What is measured, each against the targets of the performance issue:
                  - GET /isUserNameAvailable?userName=someone, default scenarios   >= 0.80
                  - GET ...?userName=maintenance (a `cycle` rule)                  >= 0.60
                  - POST /login with a JSON body (benchmarks/login.lua)            >= 0.60
+                 - GET /counted, a rule that tests and sets state (no session:
+                   every request takes the one shared set's lock)                 >= 0.60
   scaling      Mishap on 1,000 generated rules over 100 endpoints (plus the default scenarios)
                against Mishap on the default scenarios alone, same URL; ratio = big / default,
                >= 0.80 means a throughput drop of at most 20%.
@@ -65,6 +67,7 @@ SOMEONE = "/isUserNameAvailable?userName=someone"
 MAINTENANCE = "/isUserNameAvailable?userName=maintenance"
 LOGIN = "/login"
 DELAYED = "/delayed"
+COUNTED = "/counted"
 DELAY_MS = 2000
 WIDE_MARGIN = 0.25  # a miss by more than this fraction of the target fails the full run
 
@@ -292,6 +295,20 @@ def write_delayed_scenarios(destination: Path) -> None:
         f"    respond: {{ delay: {DELAY_MS}, json: {{ ok: true }} }}\n")
 
 
+def write_state_scenarios(destination: Path) -> None:
+    """The default scenarios and GET /counted, whose rule tests a state value and changes it on
+    every request (the shape of the token and quota rules, without their early refusals)."""
+    shutil.copytree(REPO / "scenarios", destination)
+    (destination / "counted.yaml").write_text(
+        "state: { hits: 0 }\n"
+        "endpoint: GET /counted\n"
+        "rules:\n"
+        "  - name: counted\n"
+        "    when: { state: { hits: { atLeast: 0 } } }\n"
+        "    set: { hits: { increment: 1 } }\n"
+        "    respond: { json: { isAvailable: true, userName: someone } }\n")
+
+
 # ---------------------------------------------------------------------------------------------
 # Measurements
 
@@ -515,7 +532,9 @@ def main() -> int:
         added = write_big_scenarios(big)
         delayed_folder = work / "delayed-scenarios"
         write_delayed_scenarios(delayed_folder)
-        for folder in (REPO / "scenarios", big, delayed_folder):
+        state_folder = work / "state-scenarios"
+        write_state_scenarios(state_folder)
+        for folder in (REPO / "scenarios", big, delayed_folder, state_folder):
             check = subprocess.run([args.mishap, "validate", str(folder)], capture_output=True, text=True)
             if check.returncode != 0:
                 raise BenchError(f"mishap validate {folder} failed:\n{check.stdout}{check.stderr}")
@@ -557,6 +576,20 @@ def main() -> int:
             log("  per-round ratios: " + ", ".join(f"{a.requests_per_second / b.requests_per_second:.2f}"
                                                    for a, b in zip(m_runs, c_runs)))
             rows.append(Row(what, rps(c), rps(m), f"{m / c:.2f}", f">= {target:.2f}x", m / c, ">=", (target,)))
+
+        m_state = mishap("mishap-state", state_folder)
+        expect(m_state, "GET", COUNTED, 200, b'"userName":"someone"')
+        what = "GET /counted, a rule that tests and sets state (req/s)"
+        log(f"throughput: {what}")
+        c_runs, m_runs = alternate("state", [("C baseline", c_server, SOMEONE), ("mishap", m_state, COUNTED)], SOMEONE, args)
+        c, m = median_rps(c_runs), median_rps(m_runs)
+        log("  per-round ratios: " + ", ".join(f"{a.requests_per_second / b.requests_per_second:.2f}"
+                                               for a, b in zip(m_runs, c_runs)))
+        rows.append(Row(what, rps(c), rps(m), f"{m / c:.2f}", ">= 0.60x", m / c, ">=", (0.6,)))
+        hits = re.search(rb'"hits":\{"value":(\d+)', http(m_state.port, "GET", "/__mishap/state")[1])
+        log(f"  hits counted by the rule: {int(hits.group(1)) if hits else '?'}; answers wrk counted: "
+            f"{sum(r.requests for r in m_runs)} (plus the warm-up's, and those in flight when wrk stopped)")
+        m_state.stop()
 
         m_logging = mishap("mishap-request-log", REPO / "scenarios", request_log=True)
         log("throughput: GET someone, with a log line per request")
