@@ -86,3 +86,39 @@ struct StateDeclarationTests {
         #expect(set.makeEngine().respond(to: Request(method: "GET", path: "/x")).status == 503)
     }
 }
+
+/// The scenario examples of the README's state and quota sections load, and do what the text
+/// around them says.
+@Suite("README state examples")
+struct ReadmeStateExampleTests {
+    /// The ```yaml blocks between the heading `from` and the next `### ` heading after `to`.
+    static func yamlBlocks(from: String, to: String) throws -> [String] {
+        let readme = try String(contentsOfFile: defaultScenariosDirectory + "/../README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "\n### " + from))
+        let end = try #require(readme.range(of: "\n### " + to, range: start.upperBound..<readme.endIndex))
+        let section = readme[start.upperBound..<end.lowerBound]
+        return section.components(separatedBy: "```yaml\n").dropFirst().map { String($0.components(separatedBy: "```")[0]) }
+    }
+
+    @Test func theExamplesLoadAndAnswer() throws {
+        let blocks = try Self.yamlBlocks(from: "State across requests", to: "Your own failures for a shipped endpoint")
+        try #require(blocks.count == 3, "\(blocks)")
+        let clock = ManualClock()
+        let options = EngineOptions(clock: clock.function)
+
+        let token = try ScenarioLoader.load(yaml: blocks[0]).makeEngine(options: options)
+        try token.setState([("accessToken", "t", nil), ("accessTokenLive", true, nil)], session: nil).get()
+        let me = Request(method: "GET", path: "/me", headers: [Field("Authorization", "Bearer t")])
+        #expect((1...4).map { _ in token.respond(to: me).status } == [200, 200, 200, 404])
+
+        let search = try ScenarioLoader.load(yaml: blocks[1]).makeEngine(options: options)
+        #expect((1...6).map { _ in search.respond(to: Request(method: "GET", path: "/search")).status } == [200, 200, 200, 200, 200, 429])
+
+        let outage = try ScenarioLoader.load(yaml: blocks[2]).makeEngine(options: options)
+        let query = Request(method: "GET", path: "/search", query: [Field("q", "swift")])
+        #expect(outage.respond(to: Request(method: "GET", path: "/search", query: [Field("q", "outage")])).status == 503)
+        #expect(outage.respond(to: query).status == 503)
+        clock.advance(30_000)
+        #expect(outage.respond(to: query).status == 404, "the outage is over; the example has no other rule")
+    }
+}
