@@ -99,9 +99,11 @@ extension Engine {
         return .success(values)
     }
 
+    /// A JSON value as a value of `kind`: a JSON value of that type, or a string that reads as
+    /// one (`"3"`, `"true"`: what the command line sends).
     private static func stateValue(_ json: JSONValue, as kind: StateValue.Kind) -> StateValue? {
         switch (json, kind) {
-        case (.string(let text), .string): return .string(text)
+        case (.string(let text), _): return StateValue.parse(text, as: kind)
         case (.number(let text), .integer): return Int(text).map(StateValue.integer)
         case (.bool(let flag), .boolean): return .boolean(flag)
         default: return nil

@@ -147,6 +147,17 @@ struct AdminAPI: Sendable {
                 ])
             })),
         ]
+        if let state = scenarios.state {
+            members.append(("state", .array(state.declarations.map { declaration in
+                var fields: [(String, JSON)] = [("name", .string(declaration.name)), ("initial", Self.json(for: declaration.initial))]
+                if let start = declaration.start {
+                    fields.append(("start", Self.json(for: start.value)))
+                    fields.append(("startForMs", .int(start.milliseconds)))
+                }
+                fields.append(("declared", .string(declaration.location)))
+                return .object(fields)
+            })))
+        }
         if !scenarios.warnings.isEmpty {
             members.append(("warnings", .array(scenarios.warnings.map { JSON.string($0.description) })))
         }

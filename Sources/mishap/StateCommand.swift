@@ -1,0 +1,117 @@
+import ArgumentParser
+import MishapSupport
+
+/// `mishap state`: reads or changes the state values of a running server, for one session or for
+/// requests without one, through `GET` and `POST /__mishap/state`.
+struct StateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "state",
+        abstract: "Show or change the state values of a running server (an outage on, a token revoked).",
+        discussion: """
+            Without NAME=VALUE, prints the values of the server's state as JSON. With them, sets \
+            each (for a while with --for, after which it returns to its initial value) and \
+            prints the values after. Values are given as text and read as their declarations' \
+            types: 'mishap state searchOutage=true --for 30s', 'mishap state --session test-1 \
+            refreshFailure=500'. The server is the one the pid file names, else --url.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Values to set.", valueName: "name=value"))
+    var assignments: [String] = []
+
+    @Option(help: ArgumentHelp("The session whose values to show or change (X-Mishap-Session); without it, those of requests without a session.", valueName: "id"))
+    var session: String?
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("How long the values set last before they return to their initial values (30s, 2m, 500ms).", valueName: "duration"))
+    var duration: String?
+
+    @Option(help: ArgumentHelp("The server to ask (default: the URL in the pid file, else http://127.0.0.1:8080).", valueName: "url"))
+    var url: String?
+
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
+    var adminToken: String?
+
+    @OptionGroup var pid: PidFileOption
+
+    func validate() throws {
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw ValidationError("'\(assignment)' must be NAME=VALUE, like searchOutage=true")
+            }
+        }
+        if duration != nil && assignments.isEmpty {
+            throw ValidationError("--for needs values to set (NAME=VALUE)")
+        }
+        if session?.isEmpty == true { throw ValidationError("--session must not be empty") }
+        if let adminToken, adminToken.isEmpty || !adminToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            throw ValidationError("--admin-token must be printable ASCII with no spaces, and not empty")
+        }
+    }
+
+    func run() throws {
+        let server = url ?? serverFromPidFile() ?? "http://127.0.0.1:8080"
+        let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
+        var target = "/__mishap/state"
+        if let session { target += "?session=" + Self.percentEncoded(session) }
+        let method = assignments.isEmpty ? "GET" : "POST"
+        switch adminCall(url: server, token: token, method: method, target: target, body: requestBody()) {
+        case .failure(let failure):
+            printError("mishap: \(failure)")
+            throw ExitCode.failure
+        case .success((200, let answer)):
+            print(answer)
+        case .success((let status, let answer)):
+            printError("mishap: the server answered \(status): \(answer)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// `{"NAME": "VALUE", ...}`, each value `{"value": "VALUE", "for": "30s"}` with --for.
+    private func requestBody() -> String {
+        guard !assignments.isEmpty else { return "" }
+        var out: [UInt8] = Array("{".utf8)
+        for (index, assignment) in assignments.enumerated() {
+            let equals = assignment.firstIndex(of: "=")!
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            Self.appendString(String(assignment[..<equals]), to: &out)
+            out.append(UInt8(ascii: ":"))
+            let value = String(assignment[assignment.index(after: equals)...])
+            if let duration {
+                out += Array(#"{"value":"#.utf8)
+                Self.appendString(value, to: &out)
+                out += Array(#","for":"#.utf8)
+                Self.appendString(duration, to: &out)
+                out.append(UInt8(ascii: "}"))
+            } else {
+                Self.appendString(value, to: &out)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        JSONEscaping.appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    private func serverFromPidFile() -> String? {
+        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(pid.pidFile)) { return file.url }
+        return nil
+    }
+}
