@@ -9,7 +9,7 @@ extension UInt8 {
 
 extension String {
     /// Compares two strings byte by byte, folding ASCII letters only (as HTTP header names do).
-    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         return a.count == b.count && zip(a, b).allSatisfy { $0.equalsIgnoringASCIICase($1) }
     }

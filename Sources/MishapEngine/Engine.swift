@@ -10,17 +10,26 @@ public final class Engine: Sendable {
     public let options: EngineOptions
     /// The declared state values of every set; nil when the scenarios declare none.
     public let state: StateStore?
+    /// Rules added at runtime, tried before the files' (shared by the engines of every reload).
+    public let runtime: RuntimeRules?
     private let random: RandomSource
+    /// The file endpoints by name (`GET /login`), for runtime entries that force one of their rules.
+    private let endpointsByName: [String: Endpoint]
     private let literalPaths: [String: [Endpoint]]
     private let patternPaths: [Endpoint]
 
     /// The answer when no endpoint or rule matches, as the seed server gives it.
     public static let notFoundBody: [UInt8] = ErrorBody.json(reason: "Not Found")
 
-    public init(endpoints: [Endpoint], options: EngineOptions = EngineOptions(), state: StateStore? = nil) {
+    public init(endpoints: [Endpoint], options: EngineOptions = EngineOptions(), state: StateStore? = nil,
+                runtime: RuntimeRules? = nil) {
         self.endpoints = endpoints
         self.options = options
         self.state = state
+        self.runtime = runtime
+        var byName: [String: Endpoint] = [:]
+        for endpoint in endpoints { byName[endpoint.name] = endpoint }
+        self.endpointsByName = byName
         self.random = RandomSource(seed: options.seed)
         state?.prepareShared(now: options.clock())
         var literal: [String: [Endpoint]] = [:]
@@ -41,6 +50,12 @@ public final class Engine: Sendable {
         var context = MatchContext(request: request, session: request.headerValue(options.sessionHeader),
                                    maxSessions: options.maxSessions, random: random, clock: options.clock)
         let forced = request.headerValue(options.ruleHeader)
+        if let runtime, !runtime.isEmpty {
+            let now = context.now
+            for entry in runtime.candidates(session: context.session, now: now) {
+                if let plan = answer(entry, &context) { return plan }
+            }
+        }
         if let candidates = literalPaths[request.path] {
             for endpoint in candidates where accepts(endpoint, request.method) {
                 if let plan = answer(endpoint, &context, forced: forced) { return plan }
@@ -52,6 +67,44 @@ public final class Engine: Sendable {
             if let plan = answer(endpoint, &context, forced: forced) { return plan }
         }
         return Self.notFound
+    }
+
+    /// The answer of a runtime entry whose endpoint the request is for, unless its rules pass or
+    /// its answers are all taken.
+    private func answer(_ entry: RuntimeRules.Entry, _ context: inout MatchContext) -> ResponsePlan? {
+        let request = context.request
+        func attempt(_ endpoint: Endpoint, forcing rule: String?) -> ResponsePlan? {
+            guard accepts(endpoint, request.method) else { return nil }
+            if endpoint.path.isLiteral {
+                guard endpoint.path.description == request.path else { return nil }
+                context.pathParameters = []
+            } else {
+                guard let parameters = endpoint.path.match(request.path) else { return nil }
+                context.pathParameters = parameters
+            }
+            guard entry.take() else { return nil }
+            guard var plan = answer(endpoint, &context, forced: rule) else {
+                entry.giveBack()
+                return nil
+            }
+            plan.runtimeRule = entry.id
+            return plan
+        }
+        switch entry.kind {
+        case .rules(let endpoints):
+            for endpoint in endpoints {
+                if let plan = attempt(endpoint, forcing: nil) { return plan }
+            }
+            return nil
+        case .force(let name, let rule):
+            guard let endpoint = endpointsByName[name] else { return nil }
+            return attempt(endpoint, forcing: rule)
+        }
+    }
+
+    /// The file endpoint called `name` (`GET /login`), if any.
+    public func endpoint(named name: String) -> Endpoint? {
+        endpointsByName[name]
     }
 
     private func answer(_ endpoint: Endpoint, _ context: inout MatchContext, forced: String?) -> ResponsePlan? {
@@ -88,7 +141,7 @@ public final class Engine: Sendable {
 
     /// An endpoint answers its own method, `ANY` answers all, and `GET` also answers `HEAD`
     /// (the server leaves out the body).
-    private func accepts(_ endpoint: Endpoint, _ method: String) -> Bool {
+    func accepts(_ endpoint: Endpoint, _ method: String) -> Bool {
         endpoint.method == method || endpoint.method == "ANY" || (method == "HEAD" && endpoint.method == "GET")
     }
 
@@ -110,7 +163,7 @@ public final class Engine: Sendable {
         return plan
     }
 
-    /// Starts every cycle, state value and quota over.
+    /// Starts every cycle, state value and quota over (rules added at runtime are the service's).
     public func reset() {
         forEachCounter { $0.reset() }
         forEachQuota { $0.counter.reset() }

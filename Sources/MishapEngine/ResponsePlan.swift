@@ -29,6 +29,10 @@ public struct ResponsePlan: Sendable {
     public var warning: String?
     /// The state changes the answering rule made, for the journal.
     public var stateChanges: [StateChange] = []
+    /// The runtime entry (`r3`) whose rule answered, when one did.
+    public var runtimeRule: String?
+    /// A remark for the request's log line: why no rule answered, in brief.
+    public var note: String?
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

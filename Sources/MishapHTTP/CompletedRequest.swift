@@ -18,4 +18,6 @@ public struct CompletedRequest: Sendable {
     public var duration: Duration
     /// False when the request ended early: the client left, a timeout, or the server stopped.
     public var completedNormally: Bool
+    /// The plan's remark for the log line (why no rule answered), if any.
+    public var note: String? = nil
 }

@@ -175,7 +175,7 @@ func handleCompleted(
                 status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? record.status : nil,
                 rule: record.rule, endpoint: record.endpoint, fault: record.fault,
                 duration: .now - record.started,
-                completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK))
+                completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK, note: record.remark))
         }
     }
     server.requestEnded()

@@ -22,6 +22,7 @@ final class RequestState {
         var rule: String?
         var endpoint: String?
         var fault: Fault?
+        var remark: String?
     }
 }
 
@@ -39,5 +40,6 @@ extension RequestState.Record {
         rule = plan.rule
         endpoint = plan.endpoint
         fault = plan.fault
+        remark = plan.note
     }
 }

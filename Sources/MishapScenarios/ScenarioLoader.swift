@@ -65,10 +65,26 @@ public enum ScenarioLoader {
         return set
     }
 
+    /// Compiles rules added while the server runs (`POST /__mishap/rules`): one file's text,
+    /// whose endpoints need not exist in the files, using the state `state` declares (the text
+    /// may not declare state, nor add rules with `extends:`). `previous`, the same text compiled
+    /// before a reload, keeps its cycles' positions.
+    public static func loadRuntime(yaml text: String, name: String = "body", state: StateStore?,
+                                   previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
+        try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [], previous: previous,
+                    runtime: RuntimeCompile(state: state))
+    }
+
+    /// What compiling runtime rules changes: the state comes from the files already loaded.
+    struct RuntimeCompile {
+        let state: StateStore?
+    }
+
     private static func compile(
         _ sources: [(display: String, bodyFiles: BodyFileResolver, text: String)],
         earlier: [ScenarioDiagnostic],
-        previous: ScenarioSet?
+        previous: ScenarioSet?,
+        runtime: RuntimeCompile? = nil
     ) throws(ScenarioError) -> ScenarioSet {
         var diagnostics = earlier
         var counters: [String: CycleCounter] = [:]
@@ -101,7 +117,10 @@ public enum ScenarioLoader {
             var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
                                         previousCounters: previous?.cycleCounters ?? [:])
             compiler.previousQuotas = previous?.quotaCounters ?? [:]
-            for (declaration, key) in compiler.stateDeclarations(root) {
+            if runtime != nil, case .mapping(let file) = root, let key = file.first(where: { $0.key.scalar?.string == "state" })?.key {
+                compiler.error("rules added at runtime use the state the scenario files declare; declare it there", at: key)
+            }
+            for (declaration, key) in runtime == nil ? compiler.stateDeclarations(root) : [] {
                 if let first = stateNames[declaration.name] {
                     compiler.error("state value '\(declaration.name)' is already declared at \(first)", at: key)
                     continue
@@ -111,6 +130,7 @@ public enum ScenarioLoader {
             }
             parsed.append((source, root, compiler))
         }
+        if let runtime { declarations = runtime.state?.declarations ?? [] }
         var slots: [String: FileCompiler.DeclaredState] = [:]
         for (slot, declaration) in declarations.enumerated() {
             slots[declaration.name] = FileCompiler.DeclaredState(slot: slot, kind: declaration.kind, location: declaration.location)
@@ -150,6 +170,10 @@ public enum ScenarioLoader {
                     message: "\(unreported.count) more problem(s) in this file not shown (at most \(FileCompiler.maximumDiagnostics) are); the first is here"))
             }
         }
+        if runtime != nil, let first = extensions.first {
+            diagnostics.append(ScenarioDiagnostic(file: first.file, line: first.targetNode.mark.line, column: first.targetNode.mark.column,
+                message: "rules added at runtime declare their endpoint with 'endpoint:' (they are tried before the files' rules)"))
+        }
         if diagnostics.isEmpty && !extensions.isEmpty {
             let placed = placing(extensions, into: endpoints)
             endpoints = placed.endpoints
@@ -165,7 +189,9 @@ public enum ScenarioLoader {
         }
         var set = ScenarioSet(endpoints: endpoints, files: sources.map(\.display), cycleCounters: counters)
         set.quotaCounters = quotas
-        if !declarations.isEmpty {
+        if let runtime {
+            set.state = runtime.state
+        } else if !declarations.isEmpty {
             // Unchanged declarations keep their values: the same store when all are unchanged.
             if let kept = previous?.state, kept.declarations == declarations {
                 set.state = kept

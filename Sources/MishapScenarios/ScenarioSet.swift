@@ -31,7 +31,7 @@ public struct ScenarioSet: Sendable {
     }
 
     /// An engine answering with these scenarios.
-    public func makeEngine(options: EngineOptions = EngineOptions()) -> Engine {
-        Engine(endpoints: endpoints, options: options, state: state)
+    public func makeEngine(options: EngineOptions = EngineOptions(), runtime: RuntimeRules? = nil) -> Engine {
+        Engine(endpoints: endpoints, options: options, state: state, runtime: runtime)
     }
 }

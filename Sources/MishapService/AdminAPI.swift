@@ -33,12 +33,21 @@ struct AdminAPI: Sendable {
         "scenarios": Route(method: "GET", parameters: []) { api, _ in api.scenarios() },
         "reset": Route(method: "POST", parameters: ["session"]) { api, request in api.reset(request) },
         "reload": Route(method: "POST", parameters: []) { api, _ in api.reload() },
-        "requests": Route(method: "GET", parameters: ["path", "method", "session", "rule", "endpoint", "limit"]) { api, request in
+        "requests": Route(method: "GET", parameters: journalFilters + ["limit"]) { api, request in
             api.requests(request)
+        },
+        "requests/count": Route(method: "GET", parameters: journalFilters) { api, request in api.count(request) },
+        "unmatched": Route(method: "GET", parameters: ["session", "limit"]) { api, request in api.unmatched(request) },
+        "rules": Route(methods: ["GET", "POST"], parameters: ["session", "times", "ttl"]) { api, request in api.rules(request) },
+        "force": Route(method: "POST", parameters: ["endpoint", "rule", "session", "times", "ttl"]) { api, request in
+            api.force(request)
         },
         "retries": Route(method: "GET", parameters: ["session", "endpoint"]) { api, request in api.retries(request) },
         "state": Route(methods: ["GET", "POST"], parameters: ["session"]) { api, request in api.state(request) },
     ]
+
+    /// The filters of the journal's calls.
+    static let journalFilters = ["path", "method", "session", "rule", "endpoint", "header", "body"]
 
     /// The header that may carry the admin token, besides `Authorization: Bearer`.
     static let tokenHeader = "X-Mishap-Admin-Token"
@@ -56,6 +65,9 @@ struct AdminAPI: Sendable {
         }
         var name = String(request.path.dropFirst(Self.prefix.count))
         if name.hasSuffix("/") { name.removeLast() }
+        if name.hasPrefix("rules/") {
+            return deleteRule(String(name.dropFirst("rules/".count)), request)
+        }
         guard let route = Self.routes[name] else {
             return Self.error(404, "no admin endpoint '\(request.path)'; there are "
                 + Self.routes.keys.sorted().map { Self.prefix + $0 }.joined(separator: ", "))
@@ -161,6 +173,11 @@ struct AdminAPI: Sendable {
         if !scenarios.warnings.isEmpty {
             members.append(("warnings", .array(scenarios.warnings.map { JSON.string($0.description) })))
         }
+        let now = service.options.engine.clock()
+        let runtimeEntries = service.runtime.list(now: now)
+        if !runtimeEntries.isEmpty {
+            members.append(("runtimeRules", .array(runtimeEntries.map { Self.json(for: $0, now: now) })))
+        }
         if let failure = service.lastReloadFailure {
             members.append(("lastReloadErrors", .array(failure.diagnostics.map { JSON.string($0.description) })))
         }
@@ -191,15 +208,43 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private func requests(_ request: Request) -> ResponsePlan {
+    /// The journal filter of a call's query, or the 400 of a malformed one.
+    private static func journalFilter(_ request: Request) -> Result<JournalFilter, AdminProblem> {
         var limit: Int?
         if let text = request.queryValue("limit") {
-            guard let value = Int(text), value >= 0 else { return Self.error(400, "'limit' must be a whole number, 0 or more") }
+            guard let value = Int(text), value >= 0 else { return .failure(AdminProblem("'limit' must be a whole number, 0 or more")) }
             limit = value
         }
-        let filter = JournalFilter(method: request.queryValue("method")?.uppercased(), path: request.queryValue("path"),
+        var filter = JournalFilter(method: request.queryValue("method")?.uppercased(), path: request.queryValue("path"),
                                    session: request.queryValue("session"), rule: request.queryValue("rule"),
                                    endpoint: request.queryValue("endpoint"), limit: limit)
+        if let header = request.queryValue("header") {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                return .failure(AdminProblem("'header' must be NAME:VALUE, like header=Authorization:Bearer%20abc"))
+            }
+            var value = header[header.index(after: colon)...]
+            while value.first == " " { value = value.dropFirst() }
+            filter.header = (String(header[..<colon]), String(value))
+        }
+        filter.bodyContains = request.queryValue("body")
+        return .success(filter)
+    }
+
+    private func count(_ request: Request) -> ResponsePlan {
+        switch Self.journalFilter(request) {
+        case .failure(let problem): return Self.error(400, problem.reason)
+        case .success(let filter):
+            let (entries, dropped) = service.journal.entries(matching: filter)
+            return Self.json(200, .object([("count", .int(entries.count)), ("dropped", .int(dropped))]))
+        }
+    }
+
+    private func requests(_ request: Request) -> ResponsePlan {
+        let filter: JournalFilter
+        switch Self.journalFilter(request) {
+        case .failure(let problem): return Self.error(400, problem.reason)
+        case .success(let parsed): filter = parsed
+        }
         let (entries, dropped) = service.journal.entries(matching: filter)
         return Self.json(200, .object([
             ("requests", .array(entries.map(Self.json(for:)))),
@@ -233,6 +278,136 @@ struct AdminAPI: Sendable {
         ]
         if let changes { members.append(("changes", .array(changes.map(Self.json(for:))))) }
         return Self.json(200, .object(members))
+    }
+
+    // MARK: Rules added at runtime, unmatched requests
+
+    private func rules(_ request: Request) -> ResponsePlan {
+        let session = request.queryValue("session")
+        if session?.isEmpty == true { return Self.error(400, "'session' must not be empty") }
+        guard request.method == "POST" else {
+            if request.queryValue("times") != nil || request.queryValue("ttl") != nil {
+                return Self.error(400, "'times' and 'ttl' go with POST /__mishap/rules; GET takes 'session'")
+            }
+            let now = service.options.engine.clock()
+            let entries = service.runtime.list(session: session.map { .some($0) } ?? .none, now: now)
+            return Self.json(200, .object([("rules", .array(entries.map { Self.json(for: $0, now: now) }))]))
+        }
+        let limits: (times: Int?, ttl: Int?)
+        switch Self.limits(request) {
+        case .failure(let problem): return Self.error(400, problem.reason)
+        case .success(let parsed): limits = parsed
+        }
+        guard let text = String(validating: request.body, as: UTF8.self), !text.allSatisfy(\.isWhitespace) else {
+            return Self.error(400, "the body must be scenario text (YAML or JSON): one file's 'endpoint:' and 'rules:', or 'endpoints:'")
+        }
+        return added(service.addRules(yaml: text, session: session, times: limits.times, ttlMilliseconds: limits.ttl))
+    }
+
+    private func force(_ request: Request) -> ResponsePlan {
+        guard let endpoint = request.queryValue("endpoint"), !endpoint.isEmpty,
+              let rule = request.queryValue("rule"), !rule.isEmpty else {
+            return Self.error(400, "/__mishap/force needs 'endpoint' (like POST /login) and 'rule' (a rule of it)")
+        }
+        let session = request.queryValue("session")
+        if session?.isEmpty == true { return Self.error(400, "'session' must not be empty") }
+        switch Self.limits(request) {
+        case .failure(let problem): return Self.error(400, problem.reason)
+        case .success(let limits):
+            return added(service.force(endpoint: endpoint, rule: rule, session: session, times: limits.times, ttlMilliseconds: limits.ttl))
+        }
+    }
+
+    private func added(_ result: Result<RuntimeRules.Entry, MishapService.RuntimeRuleError>) -> ResponsePlan {
+        switch result {
+        case .success(let entry):
+            return Self.json(201, Self.json(for: entry, now: service.options.engine.clock()))
+        case .failure(.problems(let error)):
+            return Self.json(422, .object([
+                ("error", .bool(true)),
+                ("reason", .string("the rules have problems; nothing was added")),
+                ("problems", .array(error.diagnostics.map { JSON.string($0.description) })),
+            ]))
+        case .failure(.unknown(let reason)): return Self.error(400, reason)
+        case .failure(.limit(let reason)): return Self.error(507, reason)
+        }
+    }
+
+    /// `times` (answers, 1 or more) and `ttl` (seconds, over 0, at most a day), in milliseconds.
+    private static func limits(_ request: Request) -> Result<(times: Int?, ttl: Int?), AdminProblem> {
+        var times: Int?
+        if let text = request.queryValue("times") {
+            guard let value = Int(text), (1...1_000_000_000).contains(value) else {
+                return .failure(AdminProblem("'times' must be a whole number from 1 to 1000000000 (the answers the rules give)"))
+            }
+            times = value
+        }
+        var ttl: Int?
+        if let text = request.queryValue("ttl") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                return .failure(AdminProblem("'ttl' must be a number of seconds over 0 and at most 86400"))
+            }
+            ttl = Int((seconds * 1000).rounded(.up))
+        }
+        return .success((times, ttl))
+    }
+
+    private func deleteRule(_ id: String, _ request: Request) -> ResponsePlan {
+        guard request.method == "DELETE" else {
+            var plan = Self.error(405, "\(request.path) takes DELETE")
+            plan.headers.append(Field("Allow", "DELETE"))
+            return plan
+        }
+        if let problem = Self.parameterProblem(request.query, path: request.path, known: []) { return Self.error(400, problem) }
+        guard service.runtime.remove(id: id) else {
+            return Self.error(404, "no rule '\(id)' added at runtime (it may have been used up, expired or reset); GET /__mishap/rules lists them")
+        }
+        return Self.json(200, .object([("deleted", .string(id))]))
+    }
+
+    private func unmatched(_ request: Request) -> ResponsePlan {
+        var limit: Int?
+        if let text = request.queryValue("limit") {
+            guard let value = Int(text), value >= 0 else { return Self.error(400, "'limit' must be a whole number, 0 or more") }
+            limit = value
+        }
+        let items = service.unmatched.list(session: request.queryValue("session"), limit: limit)
+        return Self.json(200, .object([
+            ("unmatched", .array(items.map { item in
+                .object([
+                    ("id", item.id == 0 ? .null : .int(Int(item.id))),
+                    ("time", .string(WallClock.iso8601(milliseconds: item.time))),
+                    ("method", .string(item.method)),
+                    ("path", .string(item.path)),
+                    ("query", .array(item.query.map { .array([.string($0.name), .string($0.value)]) })),
+                    ("session", .optional(item.session)),
+                    ("nearMisses", .array(item.nearMisses.map { miss in
+                        .object([("endpoint", .string(miss.endpoint)), ("rule", .optional(miss.rule)), ("reason", .string(miss.reason))])
+                    })),
+                ])
+            })),
+            ("capacity", .int(UnmatchedRequests.capacity)),
+        ]))
+    }
+
+    static func json(for entry: RuntimeRules.Entry, now: Int64) -> JSON {
+        var members: [(String, JSON)] = [
+            ("id", .string(entry.id)),
+            ("session", .optional(entry.session)),
+            ("endpoints", .array(entry.endpointNames.map(JSON.string))),
+        ]
+        switch entry.kind {
+        case .rules(let endpoints):
+            members.append(("rules", .array(endpoints.flatMap(\.rules).map { .string($0.name) })))
+        case .force(_, let rule):
+            members.append(("rules", .array([.string(rule)])))
+            members.append(("forced", .bool(true)))
+        }
+        members.append(("times", entry.times.map(JSON.int) ?? .null))
+        members.append(("remaining", entry.remaining.map(JSON.int) ?? .null))
+        members.append(("expiresInMs", entry.expiresAt.map { .int(Int(max(0, $0 - now))) } ?? .null))
+        members.append(("addedAt", .string(WallClock.iso8601(milliseconds: entry.addedAt))))
+        return .object(members)
     }
 
     static func json(for value: StateValue) -> JSON {
@@ -285,6 +460,7 @@ struct AdminAPI: Sendable {
             ("delayMs", .int(entry.delayMilliseconds)),
             ("hang", .bool(entry.hang)),
             ("stateChanges", .array(entry.stateChanges.map(json(for:)))),
+            ("runtimeRule", .optional(entry.runtimeRule)),
         ]
         return .object(members)
     }
@@ -314,4 +490,10 @@ struct AdminAPI: Sendable {
     static func error(_ status: Int, _ reason: String) -> ResponsePlan {
         .error(status, reason: reason, headers: [Field("Cache-Control", "no-store")])
     }
+}
+
+/// Why an admin call's parameters are refused (a 400).
+struct AdminProblem: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
 }

@@ -13,6 +13,10 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     public let options: ServiceOptions
     public let journal: RequestJournal
     public let retries: RetryTracker
+    /// Rules added at runtime: kept across reloads, compiled again against each new set.
+    public let runtime = RuntimeRules()
+    /// The last requests no rule answered, with the nearest rules.
+    public let unmatched = UnmatchedRequests()
     let logger: Logger
 
     struct Loaded {
@@ -42,7 +46,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         self.logger = logger
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
         retries = RetryTracker(capacity: max(options.journalSize, 100))
-        loaded = Mutex(Loaded(scenarios: scenarios, engine: scenarios.makeEngine(options: options.engine),
+        loaded = Mutex(Loaded(scenarios: scenarios, engine: scenarios.makeEngine(options: options.engine, runtime: runtime),
                               loadedAt: WallClock.nowMilliseconds()))
     }
 
@@ -88,7 +92,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 logger.error("reload failed; still serving the previous scenarios", metadata: error.logMetadata)
                 return .failure(error)
             }
-            let engine = next.makeEngine(options: options.engine)
+            let engine = next.makeEngine(options: options.engine, runtime: runtime)
+            recompileRuntimeRules(for: next, engine: engine)
             loaded.withLock { $0 = Loaded(scenarios: next, engine: engine, loadedAt: WallClock.nowMilliseconds()) }
             lastFailure.withLock { $0 = nil }
             reloadCount.add(1, ordering: .relaxed)
@@ -104,8 +109,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         return try outcome.get()
     }
 
-    /// Starts cycles, state values and quotas over and clears the journal and the Retry-After
-    /// observations: everything, or only what belongs to one session.
+    /// Starts cycles, state values and quotas over, removes the rules added at runtime, and
+    /// clears the journal, the unmatched requests and the Retry-After observations: everything,
+    /// or only what belongs to one session.
     public func reset(session: String? = nil) {
         let engine = self.engine
         if let session {
@@ -115,6 +121,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         journal.clear(session: session)
         retries.clear(session: session)
+        runtime.removeAll(session: session)
+        unmatched.clear(session: session)
     }
 
     /// The state values of a session (the shared set without one), each with the milliseconds
@@ -140,9 +148,18 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
 
     // MARK: Answering
 
-    public func respond(to request: Request) -> ResponsePlan {
-        if options.admin && request.path.utf8.starts(with: AdminAPI.prefix.utf8) {
-            return AdminAPI(service: self).respond(to: request)
+    public func respond(to original: Request) -> ResponsePlan {
+        if options.admin && original.path.utf8.starts(with: AdminAPI.prefix.utf8) {
+            return AdminAPI(service: self).respond(to: original)
+        }
+        var request = original
+        if let prefix = options.sessionPrefix {
+            switch SessionPath.rewrite(original, prefix: prefix, sessionHeader: options.engine.sessionHeader) {
+            case .some(.some(let rewritten)): request = rewritten
+            case .some(.none): break
+            case .none:
+                return record(request, .error(404, reason: "\(prefix)/ takes a session id and a path: \(prefix)/ID/PATH"))
+            }
         }
         guard let cors = options.cors, let origin = request.headerValue("Origin") else {
             return record(request, engine.respond(to: request))
@@ -157,16 +174,29 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// Notes `plan`, the answer to `request`, in the journal and the Retry-After check, and
     /// returns it.
     private func record(_ request: Request, _ plan: ResponsePlan) -> ResponsePlan {
+        var plan = plan
         let wantsJournal = journal.capacity > 0
-        guard wantsJournal || plan.endpoint != nil else { return plan }
+        let isUnmatched = plan.endpoint == nil && plan.status == 404 && plan.fault == nil
+        guard wantsJournal || plan.endpoint != nil || isUnmatched else { return plan }
         let now = WallClock.nowMilliseconds()
         let session = request.headerValue(options.engine.sessionHeader)
+        var nearMisses: [NearMiss] = []
+        if isUnmatched {
+            nearMisses = engine.nearMisses(for: request)
+            plan.note = nearMisses.first.map { "nearest: \($0)" } ?? "no endpoint has this path"
+        }
+        var id: UInt64 = 0
         if wantsJournal {
-            journal.record(JournalEntry(
+            id = journal.record(JournalEntry(
                 id: 0, time: now, method: request.method, path: request.path, query: request.query,
                 headers: request.headers, body: request.body, bodySize: request.body.count, session: session,
                 endpoint: plan.endpoint, rule: plan.rule, status: plan.fault == nil && !plan.hang ? plan.status : nil,
-                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang, stateChanges: plan.stateChanges))
+                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang, stateChanges: plan.stateChanges,
+                runtimeRule: plan.runtimeRule))
+        }
+        if isUnmatched {
+            unmatched.record(UnmatchedRequest(id: id, time: now, method: request.method, path: request.path, query: request.query,
+                                              session: session, nearMisses: nearMisses))
         }
         if let endpoint = plan.endpoint {
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)
@@ -190,6 +220,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         if !request.completedNormally { metadata["closedEarly"] = .stringConvertible(true) }
         if let rule = request.rule { metadata["rule"] = .string(rule) }
+        if let note = request.note { metadata["unmatched"] = .string(note) }
         if let endpoint = request.endpoint { metadata["endpoint"] = .string(endpoint) }
         logger.info("\(request.method) \(request.path)", metadata: metadata)
     }

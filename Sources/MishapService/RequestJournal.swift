@@ -27,6 +27,8 @@ public struct JournalEntry: Sendable {
     public var hang: Bool
     /// The state changes the answering rule made, in order.
     public var stateChanges: [StateChange] = []
+    /// The runtime entry (`r3`) whose rule answered, when one did.
+    public var runtimeRule: String? = nil
 
     /// The body as text when it is UTF-8, for showing.
     public var bodyText: String? { String(validating: body, as: UTF8.self) }
@@ -53,10 +55,24 @@ public struct JournalFilter: Sendable {
         self.limit = limit
     }
 
+    /// A header the request carried: its name (any case) and its value, exactly.
+    public var header: (name: String, value: String)?
+    /// Text the request's body contains (its bytes, as UTF-8).
+    public var bodyContains: String?
+
     func matches(_ entry: JournalEntry) -> Bool {
-        (method == nil || entry.method == method) && (path == nil || entry.path == path)
+        guard (method == nil || entry.method == method) && (path == nil || entry.path == path)
             && (session == nil || entry.session == session) && (rule == nil || entry.rule == rule)
-            && (endpoint == nil || entry.endpoint == endpoint)
+            && (endpoint == nil || entry.endpoint == endpoint) else { return false }
+        if let header, !entry.headers.contains(where: { $0.name.equalsIgnoringASCIICase(header.name) && $0.value == header.value }) {
+            return false
+        }
+        if let bodyContains, !bodyContains.isEmpty {
+            let needle = Array(bodyContains.utf8)
+            guard entry.body.count >= needle.count else { return false }
+            return (0...(entry.body.count - needle.count)).contains { start in entry.body[start..<(start + needle.count)].elementsEqual(needle) }
+        }
+        return true
     }
 }
 
@@ -82,17 +98,19 @@ public final class RequestJournal: Sendable {
         ring = Mutex(Ring(entries: Array(repeating: nil, count: max(0, capacity))))
     }
 
-    /// Adds an entry (its id is assigned here).
-    func record(_ entry: consuming JournalEntry) {
-        guard capacity > 0 else { return }
+    /// Adds an entry (its id is assigned here, and returned; 0 when the journal keeps none).
+    @discardableResult
+    func record(_ entry: consuming JournalEntry) -> UInt64 {
+        guard capacity > 0 else { return 0 }
         var entry = entry
         if entry.body.count > bodyLimit { entry.body = Array(entry.body.prefix(bodyLimit)) }
-        ring.withLock { ring in
+        return ring.withLock { ring in
             entry.id = ring.nextID
             ring.nextID += 1
             if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
             ring.entries[ring.next] = entry
             ring.next = (ring.next + 1) % capacity
+            return entry.id
         }
     }
 

@@ -17,9 +17,27 @@ public struct ServiceOptions: Sendable {
     public var logRequests: Bool
     /// When set, browsers on the allowed origins may call the scenarios (`--cors`).
     public var cors: CORSPolicy?
+    /// Requests to `PREFIX/ID/PATH` are served as `PATH` in session `ID` (as if they carried the
+    /// session header), for clients that cannot add a header; nil turns it off.
+    public var sessionPrefix: String?
+
+    /// The default of `sessionPrefix`.
+    public static let defaultSessionPrefix = "/__session"
+    /// Rules added at runtime (`POST /__mishap/rules`) kept in all, and for one session (or for
+    /// requests without one); past them an addition is refused with 507.
+    public var maxRuntimeRules: Int
+    public var maxRuntimeRulesPerSession: Int
+    public static let defaultMaxRuntimeRules = 10_000
+    public static let defaultMaxRuntimeRulesPerSession = 1_000
 
     public init(engine: EngineOptions = EngineOptions(), journalSize: Int = 1000, journalBodyLimit: Int = 64 << 10,
-                admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true, cors: CORSPolicy? = nil) {
+                admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true, cors: CORSPolicy? = nil,
+                sessionPrefix: String? = ServiceOptions.defaultSessionPrefix,
+                maxRuntimeRules: Int = ServiceOptions.defaultMaxRuntimeRules,
+                maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession) {
+        self.sessionPrefix = sessionPrefix
+        self.maxRuntimeRules = maxRuntimeRules
+        self.maxRuntimeRulesPerSession = maxRuntimeRulesPerSession
         self.engine = engine
         self.journalSize = journalSize
         self.journalBodyLimit = journalBodyLimit

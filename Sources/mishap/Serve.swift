@@ -57,7 +57,8 @@ struct Serve: ParsableCommand {
                         engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
                                               seed: options.seed, maxSessions: options.maxSessions),
                         journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken,
-                        cors: options.corsPolicy),
+                        cors: options.corsPolicy, sessionPrefix: options.sessionPrefixOption,
+                        maxRuntimeRules: options.maxRuntimeRules, maxRuntimeRulesPerSession: options.maxRuntimeRulesPerSession),
                     server: ServerConfiguration(
                         host: options.host, port: UInt16(options.port), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,

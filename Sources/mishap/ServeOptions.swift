@@ -60,6 +60,18 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Sessions each cycle rule remembers; past that, the least recently seen start over.", valueName: "count"))
     var maxSessions: Int = EngineOptions.defaultMaxSessions
 
+    @Option(name: .customLong("session-prefix"), help: ArgumentHelp("Requests to PREFIX/ID/PATH are served as PATH in session ID, for clients that cannot add the session header (an app under a UI test); 'off' turns it off.", valueName: "prefix"))
+    var sessionPrefix: String = ServiceOptions.defaultSessionPrefix
+
+    /// `--session-prefix`, nil when off.
+    var sessionPrefixOption: String? { sessionPrefix == "off" ? nil : sessionPrefix }
+
+    @Option(name: .customLong("max-runtime-rules"), help: ArgumentHelp("Rules added at runtime (POST /__mishap/rules) kept in all; past that an addition is refused with 507.", valueName: "count"))
+    var maxRuntimeRules: Int = ServiceOptions.defaultMaxRuntimeRules
+
+    @Option(name: .customLong("max-runtime-rules-per-session"), help: ArgumentHelp("Rules added at runtime kept for one session (or for requests without one).", valueName: "count"))
+    var maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession
+
     @Flag(name: .customLong("no-admin"), help: "Turn off the admin API under /__mishap/.")
     var noAdmin = false
 
@@ -112,6 +124,17 @@ struct ServeOptions: ParsableArguments {
             do { _ = try CORSPolicy(parsing: cors) } catch { throw ValidationError(error.message) }
         }
         guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
+        if sessionPrefix != "off" {
+            guard sessionPrefix.hasPrefix("/"), sessionPrefix.count > 1, !sessionPrefix.hasSuffix("/"),
+                  sessionPrefix.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "?" && $0 != "%" && $0 != "#" }),
+                  !sessionPrefix.hasPrefix("/__mishap") else {
+                throw ValidationError("--session-prefix must be a path like /__session (starting with '/', not ending with one, not under /__mishap/), or off")
+            }
+        }
+        guard (0...1_000_000).contains(maxRuntimeRules) else { throw ValidationError("--max-runtime-rules must be from 0 to 1000000") }
+        guard (0...1_000_000).contains(maxRuntimeRulesPerSession) else {
+            throw ValidationError("--max-runtime-rules-per-session must be from 0 to 1000000")
+        }
         guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
@@ -148,6 +171,9 @@ struct ServeOptions: ParsableArguments {
         add("rule-header", ruleHeader)
         add("journal-size", journalSize)
         add("max-sessions", maxSessions)
+        add("session-prefix", sessionPrefix)
+        add("max-runtime-rules", maxRuntimeRules)
+        add("max-runtime-rules-per-session", maxRuntimeRulesPerSession)
         if noAdmin { arguments.append("--no-admin") }
         add("admin-token", adminTokenOption)
         add("cors", cors)

@@ -1,0 +1,96 @@
+import MishapEngine
+import MishapScenarios
+import MishapSupport
+
+// Rules added while the server runs: `POST /__mishap/rules`, `POST /__mishap/force`, and what
+// a reload does to them.
+extension MishapService {
+    /// Why rules could not be added: problems of their text (422), an unknown endpoint or rule
+    /// (400), or a limit reached (507). Nothing was added.
+    public enum RuntimeRuleError: Error, Sendable {
+        case problems(ScenarioError)
+        case unknown(String)
+        case limit(String)
+    }
+
+    /// Adds the rules of scenario text (one file: `endpoint:` and `rules:`, or `endpoints:`),
+    /// tried before the files' rules: for every request, or for `session`'s; for `times`
+    /// answers and then gone, or for `ttlMilliseconds`, or until removed.
+    public func addRules(yaml text: String, session: String? = nil, times: Int? = nil,
+                         ttlMilliseconds: Int? = nil) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
+        let compiled: ScenarioSet
+        do throws(ScenarioError) {
+            compiled = try ScenarioLoader.loadRuntime(yaml: text, state: scenarios.state)
+        } catch {
+            return .failure(.problems(error))
+        }
+        return add(.rules(compiled.endpoints), session: session, times: times, ttlMilliseconds: ttlMilliseconds,
+                   source: text, ruleCount: compiled.ruleCount)
+    }
+
+    /// Makes requests to a file endpoint (`POST /login`) answer with its rule `rule`, as
+    /// `X-Mishap-Rule` would: `times` of them (or all, for a while, or until removed).
+    public func force(endpoint name: String, rule: String, session: String? = nil, times: Int? = nil,
+                      ttlMilliseconds: Int? = nil) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
+        let engine = self.engine
+        let normalized = Self.normalizedEndpoint(name)
+        guard let endpoint = engine.endpoint(named: normalized) else {
+            let names = engine.endpoints.map(\.name)
+            return .failure(.unknown("no endpoint '\(name)'\(Suggestion.hint(for: normalized, in: names)); the endpoints are "
+                + names.joined(separator: ", ")))
+        }
+        guard let found = endpoint.rules.first(where: { $0.isNamed(rule) }) else {
+            return .failure(.unknown("no rule '\(rule)' in \(endpoint.name)\(Suggestion.hint(for: rule, in: endpoint.rules.map(\.name))); its rules are "
+                + endpoint.rules.map(\.name).joined(separator: ", ")))
+        }
+        return add(.force(endpoint: endpoint.name, rule: found.name), session: session, times: times,
+                   ttlMilliseconds: ttlMilliseconds, source: nil, ruleCount: 1)
+    }
+
+    /// `post /login` as the engine names it: `POST /login`.
+    static func normalizedEndpoint(_ name: String) -> String {
+        let parts = name.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return name }
+        return parts[0].uppercased() + " " + parts[1]
+    }
+
+    private func add(_ kind: RuntimeRules.Entry.Kind, session: String?, times: Int?, ttlMilliseconds: Int?, source: String?,
+                     ruleCount: Int) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
+        let now = options.engine.clock()
+        let added = runtime.add(session: session, ruleCount: ruleCount, maxRules: options.maxRuntimeRules,
+                                maxRulesPerSession: options.maxRuntimeRulesPerSession, now: now) { id in
+            RuntimeRules.Entry(id: id, session: session, kind: kind, times: times,
+                               expiresAt: ttlMilliseconds.map { now + Int64($0) }, addedAt: WallClock.nowMilliseconds(), source: source)
+        }
+        switch added {
+        case .success(let entry): return .success(entry)
+        case .failure(let limit): return .failure(.limit(limit.reason))
+        }
+    }
+
+    /// After a reload: each runtime entry compiled again against the new scenarios (their state
+    /// may have changed), kept with its answers and expiry; one that no longer compiles, or
+    /// forces a rule that is gone, is dropped with a warning.
+    func recompileRuntimeRules(for scenarios: ScenarioSet, engine: Engine) {
+        runtime.replaceAll { entry in
+            switch entry.kind {
+            case .rules:
+                guard let source = entry.source else { return entry }
+                do throws(ScenarioError) {
+                    let compiled = try ScenarioLoader.loadRuntime(yaml: source, state: scenarios.state)
+                    return entry.replacing(.rules(compiled.endpoints))
+                } catch {
+                    logger.warning("rules \(entry.id) added at runtime no longer load after the reload; removed",
+                                   metadata: error.logMetadata)
+                    return nil
+                }
+            case .force(let name, let rule):
+                guard let endpoint = engine.endpoint(named: name), endpoint.rules.contains(where: { $0.name == rule }) else {
+                    logger.warning("rule \(entry.id) added at runtime forces \(name) rule \(rule), which the reload removed; removed")
+                    return nil
+                }
+                return entry
+            }
+        }
+    }
+}
