@@ -9,6 +9,8 @@ import MishapEngine
 @_exported import struct MishapService.CORSPolicy
 @_exported import enum MishapEngine.StateValue
 @_exported import struct MishapEngine.StateUpdateError
+@_exported import struct MishapEngine.NearMiss
+@_exported import struct MishapService.UnmatchedRequest
 import MishapScenarios
 import MishapHTTP
 import MishapService

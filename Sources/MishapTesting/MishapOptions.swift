@@ -19,10 +19,14 @@ public struct MishapOptions: Sendable {
     /// Answers browsers' CORS preflights and adds the CORS headers for these origins
     /// (`CORSPolicy(origins: .any)` or `.listed(["http://localhost:3000"])`), as `--cors` does.
     public var cors: CORSPolicy?
+    /// Requests to `PREFIX/ID/PATH` are served as `PATH` in session `ID` (`MishapSession.baseURL`);
+    /// nil turns it off.
+    public var sessionPrefix: String?
 
     public init(seed: UInt64? = nil, sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule",
                 journalSize: Int = 10_000, watch: Bool = false, logRequests: Bool = false, threads: Int = 2,
-                cors: CORSPolicy? = nil) {
+                cors: CORSPolicy? = nil, sessionPrefix: String? = ServiceOptions.defaultSessionPrefix) {
+        self.sessionPrefix = sessionPrefix
         self.seed = seed
         self.sessionHeader = sessionHeader
         self.ruleHeader = ruleHeader

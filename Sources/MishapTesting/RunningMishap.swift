@@ -37,7 +37,8 @@ public final class RunningMishap: @unchecked Sendable {
                     service: ServiceOptions(
                         engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
                                               seed: options.seed),
-                        journalSize: options.journalSize, logRequests: options.logRequests, cors: options.cors),
+                        journalSize: options.journalSize, logRequests: options.logRequests, cors: options.cors,
+                        sessionPrefix: options.sessionPrefix),
                     server: ServerConfiguration(port: 0, threads: options.threads),
                     watch: options.watch ? .auto : .off),
                 logger: logger)
@@ -60,7 +61,7 @@ public final class RunningMishap: @unchecked Sendable {
 
     /// A session of its own for one test; `id` defaults to a fresh unique value.
     public func session(_ id: String = UUID().uuidString) -> MishapSession {
-        MishapSession(id: id, headerName: options.sessionHeader)
+        MishapSession(id: id, headerName: options.sessionHeader, server: self)
     }
 
     /// Stops at once: no new connections, delayed and hanging requests cut short. Idempotent.
@@ -76,6 +77,66 @@ public final class RunningMishap: @unchecked Sendable {
                          rule: String? = nil, endpoint: String? = nil) -> [RecordedRequest] {
         service.journal.entries(matching: JournalFilter(method: method, path: path, session: session?.id,
                                                         rule: rule, endpoint: endpoint)).entries.map(RecordedRequest.init)
+    }
+
+    /// How many requests the journal holds that match every filter given (`header`: a header
+    /// the request carried, its name in any case and its value exactly; `bodyContains`: text
+    /// in its body), as `GET /__mishap/requests/count` counts them.
+    public func count(path: String? = nil, method: String? = nil, session: MishapSession? = nil, rule: String? = nil,
+                      endpoint: String? = nil, header: (name: String, value: String)? = nil, bodyContains: String? = nil) -> Int {
+        var filter = JournalFilter(method: method, path: path, session: session?.id, rule: rule, endpoint: endpoint)
+        filter.header = header
+        filter.bodyContains = bodyContains
+        return service.journal.entries(matching: filter).entries.count
+    }
+
+    /// The requests no rule answered (404s), oldest first, each with the nearest endpoints and
+    /// rules and what did not fit: what to print when a stub "does not work".
+    public func unmatched(session: MishapSession? = nil) -> [UnmatchedRequest] {
+        service.unmatched.list(session: session?.id)
+    }
+
+    // MARK: Rules added at runtime
+
+    /// Adds the rules of scenario text (`endpoint:` and `rules:`, or `endpoints:`), tried before
+    /// the scenario files' rules: for `session` only (all requests without), for `times`
+    /// answers, or `for` a while. Returns the id (`r3`) that `removeRules` takes. Throws the
+    /// text's `ScenarioError` (every problem located), or `RuntimeRuleError` for a limit.
+    @discardableResult
+    public func addRules(yaml text: String, session: MishapSession? = nil, times: Int? = nil, for duration: Duration? = nil) throws -> String {
+        try unwrap(service.addRules(yaml: text, session: session?.id, times: times, ttlMilliseconds: duration.map(Self.milliseconds)))
+    }
+
+    /// Makes requests to a scenario endpoint (`"POST /login"`) answer with its rule `rule` (a
+    /// name or alias, in any case): "the next 3 logins are in maintenance". Returns the id.
+    @discardableResult
+    public func force(_ endpoint: String, rule: String, session: MishapSession? = nil, times: Int? = nil,
+                      for duration: Duration? = nil) throws -> String {
+        try unwrap(service.force(endpoint: endpoint, rule: rule, session: session?.id, times: times,
+                                 ttlMilliseconds: duration.map(Self.milliseconds)))
+    }
+
+    /// Removes rules added at runtime; false when `id` is unknown (used up, expired, reset).
+    @discardableResult
+    public func removeRules(_ id: String) -> Bool {
+        service.runtime.remove(id: id)
+    }
+
+    /// The ids of the rules added at runtime that are still in force: all, or a session's.
+    public func runtimeRules(session: MishapSession? = nil) -> [String] {
+        service.runtime.list(session: session.map { .some($0.id) } ?? .none, now: service.options.engine.clock()).map(\.id)
+    }
+
+    private func unwrap(_ result: Result<RuntimeRules.Entry, MishapService.RuntimeRuleError>) throws -> String {
+        switch result {
+        case .success(let entry): return entry.id
+        case .failure(.problems(let problems)): throw problems
+        case .failure(let error): throw error
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// For each answer that carried `Retry-After`: when the client came back and whether it
@@ -102,8 +163,8 @@ public final class RunningMishap: @unchecked Sendable {
         _ = try service.setState(changes, session: session?.id).get()
     }
 
-    /// Starts cycles, state values and quotas over and clears the journal and retry checks:
-    /// all, or one session's.
+    /// Starts cycles, state values and quotas over, removes rules added at runtime, and clears
+    /// the journal, unmatched requests and retry checks: all, or one session's.
     public func reset(session: MishapSession? = nil) {
         service.reset(session: session?.id)
     }
