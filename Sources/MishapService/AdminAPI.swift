@@ -31,6 +31,7 @@ struct AdminAPI: Sendable {
     private static let routes: [String: Route] = [
         "health": Route(method: "GET", parameters: []) { api, _ in api.health() },
         "scenarios": Route(method: "GET", parameters: []) { api, _ in api.scenarios() },
+        "routes": Route(method: "GET", parameters: []) { api, _ in api.routes() },
         "reset": Route(method: "POST", parameters: ["session"]) { api, request in api.reset(request) },
         "reload": Route(method: "POST", parameters: []) { api, _ in api.reload() },
         "requests": Route(method: "GET", parameters: journalFilters + ["limit"]) { api, request in
@@ -182,6 +183,14 @@ struct AdminAPI: Sendable {
             members.append(("lastReloadErrors", .array(failure.diagnostics.map { JSON.string($0.description) })))
         }
         return Self.json(200, .object(members))
+    }
+
+    /// The listing of `mishap routes`, as text: the files' endpoints, then the runtime rules.
+    private func routes() -> ResponsePlan {
+        let now = service.options.engine.clock()
+        let lines = RouteListing.lines(service.scenarios.endpoints) + RouteListing.lines(service.runtime.list(now: now), now: now)
+        return ResponsePlan(status: 200, headers: [Field("Content-Type", "text/plain; charset=utf-8"), Field("Cache-Control", "no-store")],
+                            body: Array((lines.joined(separator: "\n") + "\n").utf8))
     }
 
     private func reset(_ request: Request) -> ResponsePlan {

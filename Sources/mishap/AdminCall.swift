@@ -50,3 +50,28 @@ struct AdminCallFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Text for a query string: every byte but unreserved ones percent-encoded.
+enum QueryText {
+    static func encoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+}
+
+extension PidFileOption {
+    /// The URL of the server the pid file names, when one runs.
+    static func serverURL(_ option: PidFileOption) -> String? {
+        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) { return file.url }
+        return nil
+    }
+}

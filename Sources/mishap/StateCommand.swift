@@ -49,10 +49,10 @@ struct StateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let server = url ?? serverFromPidFile() ?? "http://127.0.0.1:8080"
+        let server = url ?? PidFileOption.serverURL(pid) ?? "http://127.0.0.1:8080"
         let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
         var target = "/__mishap/state"
-        if let session { target += "?session=" + Self.percentEncoded(session) }
+        if let session { target += "?session=" + QueryText.encoded(session) }
         let method = assignments.isEmpty ? "GET" : "POST"
         switch adminCall(url: server, token: token, method: method, target: target, body: requestBody()) {
         case .failure(let failure):
@@ -96,22 +96,4 @@ struct StateCommand: ParsableCommand {
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.append(Character(Unicode.Scalar(byte)))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
-            }
-        }
-        return out
-    }
-
-    private func serverFromPidFile() -> String? {
-        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(pid.pidFile)) { return file.url }
-        return nil
-    }
 }

@@ -26,13 +26,14 @@ struct DaemonTests {
     /// (refused, reset, or no answer within `timeoutSeconds`). Quicker than running curl, so
     /// polling every 50 ms measures the server rather than process spawning.
     static func fetch(_ port: UInt16, _ path: String, method: String = "GET", host: String = "127.0.0.1",
-                      headers: [String] = [], timeoutSeconds: Int = 10) -> Answer? {
+                      headers: [String] = [], body: String = "", timeoutSeconds: Int = 10) -> Answer? {
         let fields = headers.map { line -> (String, String) in
             let parts = line.split(separator: ":", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? String(parts[1].drop(while: { $0 == " " })) : "")
         }
         guard let connection = try? RawHTTPConnection(port: port, host: host, timeoutSeconds: timeoutSeconds),
-              (try? connection.sendRequest(method, path, headers: fields + [("Connection", "close"), ("Content-Length", "0")])) != nil,
+              (try? connection.sendRequest(method, path, headers: fields + [("Connection", "close")] + (body.isEmpty ? [("Content-Length", "0")] : []),
+                                           body: Array(body.utf8))) != nil,
               let bytes = try? connection.readToEnd() else { return nil }
         return parse(bytes)
     }

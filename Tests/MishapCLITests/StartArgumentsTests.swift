@@ -92,7 +92,8 @@ extension DaemonTests {
             ("max-body", "12345"), ("max-header-size", "4096"), ("connection-limit", "100"), ("connection-timeout", "7"),
             ("head-timeout", "5"),
             ("log-level", "debug"), ("log-format", "json"), ("seed", "42"), ("session-header", "X-Test-Session"),
-            ("rule-header", "X-Test-Rule"), ("journal-size", "5"), ("max-sessions", "77"), ("no-admin", nil),
+            ("rule-header", "X-Test-Rule"), ("journal-size", "5"), ("max-sessions", "77"), ("session-prefix", "/__s"),
+            ("max-runtime-rules", "50"), ("max-runtime-rules-per-session", "5"), ("no-admin", nil),
             ("admin-token", "-a-token-that-starts-like-an-option"), ("cors", "http://app.test:3000"), ("watch", "poll"), ("grace", "2.5"),
             ("pid-file", "my.pid"),
         ]
