@@ -6,15 +6,16 @@ SWIFT ?= swift
 SCENARIOS ?= scenarios
 ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-APT_PACKAGES := libmicrohttpd-dev libyaml-dev pkg-config curl
+APT_PACKAGES := libmicrohttpd-dev libyaml-dev pkg-config curl python3
 
 .PHONY: all deps build release run install uninstall test check clean
 
 all: build
 
-## deps: install libmicrohttpd-dev and libyaml-dev (and pkg-config, curl) when pkg-config cannot find them
+## deps: install libmicrohttpd-dev and libyaml-dev (and pkg-config, curl, and python3 for the
+## Python test suite) when pkg-config cannot find them
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! command -v curl >/dev/null 2>&1; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then \
 		echo "mishap: installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
@@ -59,7 +60,8 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/mishap"
 	rm -rf "$(DESTDIR)$(PREFIX)/share/mishap"
 
-## test: build and run every test, and only the tests, in four runs. The tests that start
+## test: build and run every test, and only the tests, in four runs of the Swift tests and one of
+## the Python suite (Tests/python: Mishap driven from another language's test runner). The tests that start
 ## processes run on their own: Foundation's Process.run can crash in a test process holding
 ## thousands of sockets (the in-process server tests, all at once). The fuzzers run last and
 ## alone: they keep both cores busy for several seconds, which would starve the tests that
@@ -70,6 +72,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
 	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
+	python3 -m unittest discover -s Tests/python -v
 	$(SWIFT) test --skip-build --filter HTTPFuzzTests
 	$(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
 
