@@ -141,8 +141,16 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// Logs each warning of the scenarios in force (a rule that can never answer), one line
     /// each at `warning` level, located.
     func logWarnings() {
+        let scenarios = self.scenarios
         for warning in scenarios.warnings {
             logger.warning("\(warning.description)")
+        }
+        if let prefix = options.sessionPrefix {
+            for endpoint in scenarios.endpoints where SessionPath.split(endpoint.path.description, prefix: prefix) != .none {
+                let text = "\(endpoint.source ?? endpoint.name): warning: \(endpoint.name) is under the session prefix \(prefix)/: "
+                    + "requests to it are taken as PATH in a session; choose another prefix with --session-prefix, or another path"
+                logger.warning("\(text)")
+            }
         }
     }
 

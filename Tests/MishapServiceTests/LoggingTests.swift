@@ -113,6 +113,11 @@ import Testing
         #expect(missing["status"] as? Int == 404)
         #expect(missing["rule"] == nil)
         #expect(missing["endpoint"] == nil)
+        #expect(missing["unmatched"] as? String == "no endpoint has this path", "\(missing)")
+
+        #expect(try await harness.get("/helo").status == 404)
+        let typo = try #require(LogPipe.object(pipe.nextLine()))
+        #expect(typo["unmatched"] as? String == "nearest: GET /hello: no endpoint has the path /helo; did you mean /hello?", "\(typo)")
 
         let port = harness.port
         _ = try await onOwnThread {
