@@ -5,15 +5,6 @@ import MishapTestSupport
 import Synchronization
 import Testing
 
-/// A clock the test moves by hand: state expiry and quota windows without waiting.
-final class ManualClock: Sendable {
-    private let milliseconds = Atomic<Int64>(1_000_000)
-
-    var now: Int64 { milliseconds.load(ordering: .relaxed) }
-    func advance(_ step: Int64) { milliseconds.add(step, ordering: .relaxed) }
-    var function: @Sendable () -> Int64 { { self.now } }
-}
-
 /// Named state without sockets: what `set` changes, what `when: state:` sees, expiry, sessions,
 /// atomicity under concurrent requests, memory bounds and reloads.
 @Suite("State across requests")

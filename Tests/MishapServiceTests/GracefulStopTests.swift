@@ -122,7 +122,8 @@ import Testing
         let harness = try TestServer(yaml: Self.yaml)
         let (cut, elapsed, bytes) = try await stop(harness, holding: "/hang", grace: .seconds(5))
         #expect(cut == 0)
-        #expect(elapsed < .milliseconds(500), "stop took \(elapsed)")
+        // Well under the 5 s grace; a loaded machine may take most of a second to stop the threads.
+        #expect(elapsed < .milliseconds(2500), "stop took \(elapsed)")
         #expect(bytes == [])
     }
 }
