@@ -85,9 +85,15 @@ check: deps
 
 ## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
-.PHONY: bench bench-smoke
+.PHONY: bench bench-smoke bench-instructions
 bench: deps
 	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh $(BENCH_ARGS)
+
+## bench-instructions: instruction counts under callgrind, per request (log off and on) and from
+## exec to serving, against the C baseline: deterministic where req/s is noisy (~5 minutes;
+## installs valgrind; exits 1 when a target is missed). INSTRUCTIONS_ARGS passes options.
+bench-instructions: deps
+	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --instructions $(INSTRUCTIONS_ARGS)
 
 ## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness
 ## working; make check runs it)

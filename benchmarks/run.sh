@@ -7,7 +7,11 @@
 #                               missed by more than 25% of it (FAIL! in the table)
 #   benchmarks/run.sh --smoke   a few seconds: everything once and briefly, no speed assertion;
 #                               exits non-zero only if something did not build, start or answer
-#   (any other option goes to benchmarks/bench.py; see `python3 benchmarks/bench.py --help`)
+#   benchmarks/run.sh --instructions
+#                               instruction counts under callgrind instead (benchmarks/instructions.py,
+#                               ~5 minutes; installs valgrind if it is missing): deterministic figures
+#   (any other option goes to benchmarks/bench.py, or instructions.py after --instructions;
+#   see their --help)
 #
 # This script builds Mishap (release, in .build-bench/), compiles the baseline, installs wrk if
 # it is missing, and hands over to bench.py, which measures and prints the table. Ratios are
@@ -24,7 +28,16 @@ read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
 [ ${#RELEASE[@]} -gt 0 ] || { echo "bench: no release flags (scripts/release-flags)" >&2; exit 2; }
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
-if ! command -v wrk >/dev/null 2>&1; then
+instructions=
+if [ "${1:-}" = --instructions ]; then
+    instructions=1
+    shift
+    if ! command -v valgrind >/dev/null 2>&1; then
+        echo "bench: installing valgrind" >&2
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends valgrind
+    fi
+elif ! command -v wrk >/dev/null 2>&1; then
     echo "bench: installing wrk" >&2
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends wrk
@@ -58,4 +71,5 @@ baseline=$SCRATCH/baseline
 cc -O2 -Wall -o "$baseline" benchmarks/baseline.c $(pkg-config --cflags --libs libmicrohttpd) ||
     { echo "bench: compiling benchmarks/baseline.c failed" >&2; exit 2; }
 
+[ -z "$instructions" ] || exec python3 benchmarks/instructions.py --mishap "$mishap" --baseline "$baseline" "$@"
 exec python3 benchmarks/bench.py --mishap "$mishap" --baseline "$baseline" "$@"

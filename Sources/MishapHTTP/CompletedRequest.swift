@@ -20,4 +20,17 @@ public struct CompletedRequest: Sendable {
     public var completedNormally: Bool
     /// The plan's remark for the log line (why no rule answered), if any.
     public var note: String? = nil
+
+    public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
+                duration: Duration, completedNormally: Bool, note: String? = nil) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.rule = rule
+        self.endpoint = endpoint
+        self.fault = fault
+        self.duration = duration
+        self.completedNormally = completedNormally
+        self.note = note
+    }
 }

@@ -1,9 +1,11 @@
 import Logging
+import MishapHTTP
 import MishapSupport
 
 /// A swift-log handler writing one line per message to a file descriptor (standard error by
-/// default): readable text, or one JSON object per line for machines. Each line goes out in a
-/// single `write`, so lines from different threads never interleave.
+/// default): readable text, or one JSON object per line for machines. Lines go through the
+/// descriptor's `LogWriter`, whole and in order: request lines (`logRequest`, the service's fast
+/// path) are written in batches by the writer's thread, every other line before `log` returns.
 public struct LineLogHandler: LogHandler {
     public enum Format: String, Sendable, CaseIterable {
         /// `2026-11-21T09:30:12.345Z info GET /login 200 success method=POST ...`
@@ -16,13 +18,40 @@ public struct LineLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public let label: String
     public let format: Format
-    private let descriptor: Int32
+    /// Where the lines go, shared by every handler of the same descriptor.
+    public let writer: LogWriter
 
     public init(label: String, level: Logger.Level, format: Format, descriptor: Int32 = 2) {
         self.label = label
         self.logLevel = level
         self.format = format
-        self.descriptor = descriptor
+        self.writer = LogWriter.shared(descriptor: descriptor) { dropped in
+            Self.droppedLine(dropped, format: format, label: label)
+        }
+    }
+
+    /// Writes one request's line (at info) without swift-log's metadata dictionary: what the
+    /// service calls per request when its logger's handler is this one and carries no metadata
+    /// of its own. The line is the one `log` would write for the same metadata.
+    public func logRequest(_ request: CompletedRequest) {
+        let time = WallClock.nowMilliseconds()
+        writer.enqueue { out, timestamps in
+            RequestLogLine.append(request, format: format, label: label, time: time, timestamps: &timestamps, to: &out)
+        }
+    }
+
+    /// The line saying that request lines were dropped because the log's reader fell behind.
+    static func droppedLine(_ count: Int, format: Format, label: String) -> [UInt8] {
+        let time = WallClock.iso8601(milliseconds: WallClock.nowMilliseconds())
+        let message = "\(count) request log line(s) dropped: the log's reader did not keep up"
+        switch format {
+        case .text:
+            return Array("\(time) warning \(message) dropped=\(count)\n".utf8)
+        case .json:
+            let members: [(String, JSON)] = [("time", .string(time)), ("level", .string("warning")), ("label", .string(label)),
+                                             ("message", .string(message)), ("dropped", .int(count))]
+            return Array((JSON.object(members).text + "\n").utf8)
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -62,7 +91,7 @@ public struct LineLogHandler: LogHandler {
             line = JSON.object(members).text
         }
         line += "\n"
-        _ = FileDescriptor.writeAll(descriptor, line)
+        writer.write(Array(line.utf8))
     }
 
     /// The metadata key of located problems: an array of `file`, `line`, `column`, `message`

@@ -148,6 +148,9 @@ public final class MishapInstance: Sendable {
     @discardableResult
     public func stop(grace: Duration = .zero) -> Int {
         watcher?.stop()
-        return server.stop(grace: grace)
+        let cut = server.stop(grace: grace)
+        // Every request line is written when stop returns.
+        service.flushLog()
+        return cut
     }
 }

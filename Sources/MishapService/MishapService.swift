@@ -18,6 +18,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// The last requests no rule answered, with the nearest rules.
     public let unmatched = UnmatchedRequests()
     let logger: Logger
+    /// The logger's handler when request lines can skip swift-log's metadata dictionary: a
+    /// `LineLogHandler` with no metadata of its own, on a logger with no metadata provider.
+    private let requestLines: LineLogHandler?
 
     struct Loaded {
         let scenarios: ScenarioSet
@@ -44,6 +47,11 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         self.source = source
         self.options = options
         self.logger = logger
+        if let handler = logger.handler as? LineLogHandler, handler.metadata.isEmpty, logger.metadataProvider == nil {
+            requestLines = handler
+        } else {
+            requestLines = nil
+        }
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
         retries = RetryTracker(capacity: max(options.journalSize, 100))
         loaded = Mutex(Loaded(scenarios: scenarios, engine: scenarios.makeEngine(options: options.engine, runtime: runtime),
@@ -212,8 +220,17 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         return plan
     }
 
+    /// Returns once every request line logged so far is written.
+    public func flushLog() {
+        requestLines?.writer.flush()
+    }
+
     public func completed(_ request: CompletedRequest) {
         guard options.logRequests, logger.logLevel <= .info else { return }
+        if let requestLines {
+            requestLines.logRequest(request)
+            return
+        }
         let milliseconds = Double(request.duration.components.attoseconds / 1_000_000_000_000) / 1000
             + Double(request.duration.components.seconds) * 1000
         var metadata: Logger.Metadata = [

@@ -44,6 +44,37 @@ public enum WallClock {
         return Int64(timegm(&fields))
     }
 
+    /// Appends `2026-11-21T09:30:12.345Z` to `out`, digit by digit (request log lines).
+    public static func appendISO8601(milliseconds: Int64, to out: inout [UInt8]) {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (rest / divisor) % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(parts.tm_year + 1900, 4)
+        out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        out.append(UInt8(ascii: "."))
+        digits(Int32(milliseconds % 1000), 3)
+        out.append(UInt8(ascii: "Z"))
+    }
+
     /// `2026-11-21T09:30:12.345Z`.
     public static func iso8601(milliseconds: Int64) -> String {
         var seconds = time_t(milliseconds / 1000)

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Mishap's instruction counts under callgrind, beside the C baseline: figures that do not move
+with the machine's noise, unlike req/s.
+
+Started by `benchmarks/run.sh --instructions` (make bench-instructions), which builds both
+servers and installs valgrind when it is missing. Every figure counts the instructions of ALL
+the server's threads (callgrind's totals), from exec until the server exits on SIGTERM:
+
+  per request   a client sends N1, then (in another run) N2 keep-alive GETs of
+                /isUserNameAvailable?userName=someone, one after the other on one connection;
+                per request = (I(N2) - I(N1)) / (N2 - N1), so startup, the first request's
+                warm-up and shutdown cancel out. Measured for the C baseline, Mishap with the
+                request log off (--log-level warning) and Mishap with it on (the default, info,
+                lines to a file as a daemon would write them).
+                Targets: log off <= 0.90x C; log on <= 1.20x C.
+  startup       exec, serving, one GET answered 200, SIGTERM, exit: I(1) of the same runs
+                with the default scenarios. Target <= 6x C.
+
+Each configuration runs twice and the figures must agree within 1% (they are deterministic up
+to timers and scheduling); the table shows the first. Exit status: 0 every target met, 1 one
+missed, 2 something did not run. --smoke runs fewer requests and asserts nothing.
+"""
+
+import argparse
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PATH = "/isUserNameAvailable?userName=someone"
+
+
+class BenchError(Exception):
+    pass
+
+
+def log(message: str) -> None:
+    print(f"[instructions] {message}", file=sys.stderr, flush=True)
+
+
+def read_first_line(process: subprocess.Popen, timeout: float) -> str:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not data.endswith(b"\n") and time.monotonic() < deadline and process.poll() is None:
+        ready, _, _ = select.select([process.stdout], [], [], 0.2)
+        if ready:
+            chunk = process.stdout.read(1)
+            if not chunk:
+                break
+            data += chunk
+    return data.decode(errors="replace")
+
+
+def keep_alive_gets(port: int, count: int) -> None:
+    """`count` GETs, one after the other on one keep-alive connection; each must answer 200."""
+    request = f"GET {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
+        buffer = b""
+        for i in range(count):
+            s.sendall(request)
+            while b"\r\n\r\n" not in buffer:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise BenchError(f"connection closed after {i} answers")
+                buffer += chunk
+            head, _, buffer = buffer.partition(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise BenchError(f"answer {i}: {head[:80]!r}")
+            length = int(re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head).group(1))
+            while len(buffer) < length:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise BenchError(f"connection closed in answer {i}")
+                buffer += chunk
+            buffer = buffer[length:]
+
+
+def count_instructions(argv: list, requests: int, work: Path, name: str, stderr_path: Path) -> int:
+    """Total instructions of every thread of `argv` run under callgrind while `requests`
+    keep-alive GETs are answered, from exec to exit."""
+    out = work / f"{name}-{requests}.callgrind"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
+               "--compress-strings=no", *argv]
+    with open(stderr_path, "ab") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, bufsize=0)
+        try:
+            line = read_first_line(process, timeout=120)
+            match = re.search(r"listening on http://[^\s]+?:(\d+)\s*$", line)
+            if not match:
+                raise BenchError(f"{name}: unexpected first line {line!r} (see {stderr_path})")
+            keep_alive_gets(int(match.group(1)), requests)
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    totals = re.search(r"^(?:summary|totals):\s*(\d+)", out.read_text(errors="replace"), re.M)
+    if not totals:
+        raise BenchError(f"{name}: no totals in {out}")
+    return int(totals.group(1))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mishap", required=True, help="the mishap release binary")
+    parser.add_argument("--baseline", required=True, help="the compiled benchmarks/baseline.c")
+    parser.add_argument("--smoke", action="store_true", help="fewer requests, no assertion")
+    parser.add_argument("--requests", type=int, help="N2 - N1, the requests measured (default 5000; smoke 500)")
+    parser.add_argument("--keep", action="store_true", help="keep the callgrind files")
+    args = parser.parse_args()
+    measured = args.requests or (500 if args.smoke else 5000)
+    first = 1
+    cores = str(os.cpu_count() or 1)
+    work = Path(tempfile.mkdtemp(prefix="mishap-instructions-"))
+    scenarios = str(REPO / "scenarios")
+    # Valgrind cannot read the DWARF 5 debug information Swift writes: measure a copy without it
+    # (symbols stay, for callgrind_annotate with --keep).
+    stripped = work / "mishap"
+    subprocess.run(["objcopy", "--strip-debug", args.mishap, str(stripped)], check=True)
+    args.mishap = str(stripped)
+
+    configurations = [
+        ("C baseline", "baseline", [args.baseline, "0"]),
+        ("mishap, request log off", "mishap-quiet",
+         [args.mishap, "serve", "--port", "0", "--scenarios", scenarios, "--threads", cores, "--log-level", "warning"]),
+        ("mishap, request log on (default)", "mishap-logged",
+         [args.mishap, "serve", "--port", "0", "--scenarios", scenarios, "--threads", cores]),
+    ]
+    print(f"Mishap instruction counts under callgrind (all threads), {measured} keep-alive GETs of {PATH}"
+          f"{' (smoke: nothing asserted)' if args.smoke else ''}")
+    sys.stdout.flush()
+    figures = {}
+    try:
+        for label, name, argv in configurations:
+            runs = []
+            for attempt in range(1 if args.smoke else 2):
+                log(f"{label}: {first} request(s)")
+                small = count_instructions(argv, first, work, f"{name}-{attempt}", work / f"{name}.log")
+                log(f"{label}: {first + measured} requests")
+                large = count_instructions(argv, first + measured, work, f"{name}-{attempt}", work / f"{name}.log")
+                runs.append((small, (large - small) / measured))
+            if len(runs) == 2:
+                for index, what in ((0, "startup"), (1, "per request")):
+                    a, b = runs[0][index], runs[1][index]
+                    if abs(a - b) > 0.01 * max(a, b):
+                        log(f"  note: {label} {what} moved between runs: {a:,.0f} vs {b:,.0f}")
+            figures[name] = runs[0]
+            log(f"  startup {runs[0][0]:,} instructions; {runs[0][1]:,.0f} per request")
+    except (BenchError, OSError, subprocess.TimeoutExpired) as error:
+        print(f"\ninstructions: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if args.keep:
+            log(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    c_start, c_request = figures["baseline"]
+    rows = [
+        ("instructions per request, request log off", c_request, figures["mishap-quiet"][1], 0.90),
+        ("instructions per request, request log on (default)", c_request, figures["mishap-logged"][1], 1.20),
+        ("instructions from exec to serving one 200, then stop", c_start, figures["mishap-logged"][0], 6.0),
+    ]
+    print()
+    print(f"| {'what':<54} | {'C baseline':>12} | {'mishap':>12} | {'ratio':>6} | {'target':>8} | result |")
+    print(f"|{'-' * 56}|{'-' * 14}|{'-' * 14}|{'-' * 8}|{'-' * 10}|--------|")
+    missed = 0
+    for what, c, m, target in rows:
+        ratio = m / c
+        ok = ratio <= target
+        missed += 0 if ok else 1
+        print(f"| {what:<54} | {c:>12,.0f} | {m:>12,.0f} | {ratio:>6.2f} | {'<= %.2fx' % target:>8} | "
+              f"{'PASS' if ok else 'FAIL':<6} |")
+    print()
+    if args.smoke:
+        print("smoke run: everything ran (nothing asserted).")
+        return 0
+    print(f"{len(rows) - missed} of {len(rows)} targets met.")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
