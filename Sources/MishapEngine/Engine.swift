@@ -16,7 +16,7 @@ public final class Engine: Sendable {
     /// The file endpoints by name (`GET /login`), for runtime entries that force one of their rules.
     private let endpointsByName: [String: Endpoint]
     private let literalPaths: [String: [Endpoint]]
-    private let patternPaths: [Endpoint]
+    private let patternPaths: PathTrie
 
     /// The answer when no endpoint or rule matches, as the seed server gives it.
     public static let notFoundBody: [UInt8] = ErrorBody.json(reason: "Not Found")
@@ -42,7 +42,7 @@ public final class Engine: Sendable {
             }
         }
         self.literalPaths = literal
-        self.patternPaths = patterns
+        self.patternPaths = PathTrie(patterns)
     }
 
     /// Decides the response to `request`.
@@ -61,10 +61,11 @@ public final class Engine: Sendable {
                 if let plan = answer(endpoint, &context, forced: forced) { return plan }
             }
         }
-        for endpoint in patternPaths where accepts(endpoint, request.method) {
-            guard let parameters = endpoint.path.match(request.path) else { continue }
-            context.pathParameters = parameters
-            if let plan = answer(endpoint, &context, forced: forced) { return plan }
+        if !patternPaths.isEmpty {
+            for (endpoint, parameters) in patternPaths.matches(request.path) where accepts(endpoint, request.method) {
+                context.pathParameters = parameters
+                if let plan = answer(endpoint, &context, forced: forced) { return plan }
+            }
         }
         return Self.notFound
     }
@@ -133,7 +134,7 @@ public final class Engine: Sendable {
         for endpoint in literalPaths[path] ?? [] where !methods.contains(endpoint.method) {
             methods.append(endpoint.method)
         }
-        for endpoint in patternPaths where !methods.contains(endpoint.method) && endpoint.path.match(path) != nil {
+        for (endpoint, _) in patternPaths.matches(path) where !methods.contains(endpoint.method) {
             methods.append(endpoint.method)
         }
         return methods

@@ -42,7 +42,16 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Matches `path`, returning the captured parameters, or nil.
     func match(_ path: String) -> [Field]? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        match(parts: Self.parts(of: path))
+    }
+
+    /// A request path's segments, as matching reads them: `/a/b/` is `a`, `b`, and an empty one.
+    static func parts(of path: String) -> [Substring] {
+        Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+    }
+
+    /// Matches a path already split by `parts(of:)`.
+    func match(parts: [Substring]) -> [Field]? {
         var captured: [Field] = []
         var index = parts.startIndex
         for segment in segments {
