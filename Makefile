@@ -83,7 +83,7 @@ check: deps
 	$(MAKE) bench-smoke
 	$(MAKE) image-check
 
-## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~5 minutes;
+## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~8 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
 .PHONY: bench bench-smoke bench-instructions
 bench: deps

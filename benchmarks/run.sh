@@ -2,7 +2,7 @@
 # Mishap's benchmarks: Mishap against a minimal C libmicrohttpd server (benchmarks/baseline.c),
 # side by side on this machine, checked against the targets of the performance issue.
 #
-#   benchmarks/run.sh           full run, ~5 minutes: 3 alternating rounds of wrk -d5s per case,
+#   benchmarks/run.sh           full run, ~8 minutes: 5 alternating rounds of wrk -d5s per case,
 #                               20 startups each, a 60 s memory run; exits 1 when a target is
 #                               missed by more than 25% of it (FAIL! in the table)
 #   benchmarks/run.sh --smoke   a few seconds: everything once and briefly, no speed assertion;
