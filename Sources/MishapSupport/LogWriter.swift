@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import MishapSupport
 import Synchronization
 
 /// Writes log lines to one file descriptor. Request lines are appended to a buffer and written
