@@ -82,6 +82,17 @@ public indirect enum Condition: Sendable {
         }
     }
 
+    /// Whether `holds(for:)` decides the condition from the value alone (no placeholders to
+    /// fill in from the request or its state).
+    var dependsOnValueAlone: Bool {
+        switch self {
+        case .equalsText: return false
+        case .not(let inner): return inner.dependsOnValueAlone
+        case .all(let inner): return inner.allSatisfy { $0.dependsOnValueAlone }
+        default: return true
+        }
+    }
+
     /// Whether testing the condition reads state values.
     var readsState: Bool {
         switch self {

@@ -11,7 +11,7 @@ public struct Endpoint: Sendable {
     public let quota: Quota?
     /// Whether some rule reads or changes state (see `Rule.usesState`).
     let usesState: Bool
-    private let index: RuleIndex
+    let index: RuleIndex
 
     public init(method: String, path: PathPattern, rules: [Rule], source: String? = nil, quota: Quota? = nil) {
         self.method = method
@@ -61,6 +61,11 @@ public struct Endpoint: Sendable {
                 guard let value = context.value(of: source), let candidates = table[value] else { continue }
                 for candidate in candidates where candidate >= first {
                     if let plan = attempt(rules[candidate], &context, random) { return plan }
+                }
+            case .tests(let source, let conditions, let start):
+                let value = context.value(of: source)
+                for (offset, condition) in conditions.enumerated() where start + offset >= first && condition.holds(for: value) {
+                    if let plan = attempt(rules[start + offset], &context, random) { return plan }
                 }
             }
         }

@@ -118,7 +118,19 @@ struct JSONParser {
 
     mutating func parseString() -> String? {
         index += 1
-        var out: [UInt8] = []
+        // Most strings hold no escape: find the closing quote and take the bytes as they are.
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                // Invalid UTF-8 is not valid JSON.
+                return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
+        }
+        var out = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {

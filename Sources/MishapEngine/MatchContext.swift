@@ -10,6 +10,10 @@ struct MatchContext {
     let maxSessions: Int
     var pathParameters: [Field] = []
     private var parsedBody: RequestBody?
+    /// The body field last read and its value: a run of rules testing one field (the login
+    /// catalogue's `body.email` prefixes) walks the parsed body once.
+    private var lastBodyPath: [String]?
+    private var lastBodyValue: String?
     /// The random numbers behind `chance`, delays and `random.*` placeholders.
     let random: RandomSource
     /// The session's state set while its lock is held (see `StateStore.withSet`), else nil.
@@ -48,7 +52,12 @@ struct MatchContext {
         switch source {
         case .query(let name): return request.queryValue(name)
         case .header(let name): return request.headerValue(name)
-        case .body(let path): return body().value(at: path)
+        case .body(let path):
+            if let lastBodyPath, lastBodyPath == path { return lastBodyValue }
+            let value = body().value(at: path)
+            lastBodyPath = path
+            lastBodyValue = value
+            return value
         case .pathParameter(let name): return pathParameters.first(where: { $0.name == name })?.value
         case .method: return request.method
         case .path: return request.path

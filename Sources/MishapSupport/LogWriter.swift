@@ -2,7 +2,9 @@ import Synchronization
 
 /// Writes log lines to one file descriptor. Request lines are appended to a buffer and written
 /// in batches by a thread of the writer's own, so a worker thread never waits on the log's
-/// reader and one `write` carries many lines under load. Other lines (warnings, reload
+/// reader: the first line after a quiet spell wakes the thread at once; after each batch it
+/// lets lines gather for 10 ms, so under load one `write` carries many lines and no request
+/// pays for a wake-up. Other lines (warnings, reload
 /// reports, startup) are written before their `log` call returns, after every line queued
 /// before them, so the order of lines is the order of calls.
 ///
@@ -41,8 +43,16 @@ public final class LogWriter: @unchecked Sendable {
     private var timestamps = TimestampCache()
     private var dropped = 0
     private var threadStarted = false
-    private var threadSleeping = false
+    /// The writer thread waits for a first line (any new line wakes it).
+    private var threadIdle = false
+    /// The writer thread waits a moment after a batch so lines gather (only a caller waiting
+    /// for its line wakes it early).
+    private var threadNapping = false
     private var signalled = false
+    /// Callers of `write` and `flush` waiting for their lines.
+    private var waiters = 0
+    /// How long the writer thread lets lines gather after writing a batch.
+    private let gathering: Int = 10_000_000  // nanoseconds
     /// Batches queued and batches written: a synchronous line waits until its batch is out.
     private var queuedBatch: UInt64 = 0
     private var writtenBatch: UInt64 = 0
@@ -87,7 +97,7 @@ public final class LogWriter: @unchecked Sendable {
             // The system refused a thread: write here rather than hold lines no one writes.
             _ = FileDescriptor.writeAll(descriptor, pending)
             pending.removeAll(keepingCapacity: true)
-        } else if threadSleeping && !signalled {
+        } else if threadIdle && !signalled {
             signalled = true
             pthread_cond_signal(queued)
         }
@@ -104,27 +114,27 @@ public final class LogWriter: @unchecked Sendable {
             return
         }
         pending.append(contentsOf: line)
-        let batch = queuedBatch + 1
-        if threadSleeping && !signalled {
-            signalled = true
-            pthread_cond_signal(queued)
-        }
-        while writtenBatch < batch { pthread_cond_wait(written, mutex) }
+        waitForBatch(queuedBatch + 1)
         pthread_mutex_unlock(mutex)
     }
 
     /// Returns once every line queued so far is written (at a server's stop).
     public func flush() {
         pthread_mutex_lock(mutex)
-        if threadStarted && !pending.isEmpty {
-            let batch = queuedBatch + 1
-            if threadSleeping && !signalled {
-                signalled = true
-                pthread_cond_signal(queued)
-            }
-            while writtenBatch < batch { pthread_cond_wait(written, mutex) }
-        }
+        if threadStarted && !pending.isEmpty { waitForBatch(queuedBatch + 1) }
         pthread_mutex_unlock(mutex)
+    }
+
+    /// With the mutex held: wakes the writer thread, idle or gathering, and waits until
+    /// `batch` is written.
+    private func waitForBatch(_ batch: UInt64) {
+        waiters += 1
+        if (threadIdle || threadNapping) && !signalled {
+            signalled = true
+            pthread_cond_signal(queued)
+        }
+        while writtenBatch < batch { pthread_cond_wait(written, mutex) }
+        waiters -= 1
     }
 
     /// Lines dropped since the last notice (for tests).
@@ -148,13 +158,9 @@ public final class LogWriter: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         while true {
             while pending.isEmpty {
-                threadSleeping = true
-                var now = timespec()
-                clock_gettime(CLOCK_REALTIME, &now)
-                var until = now
-                until.tv_sec += 1
-                let waited = pthread_cond_timedwait(queued, mutex, &until)
-                threadSleeping = false
+                threadIdle = true
+                let waited = wait(nanoseconds: 1_000_000_000)
+                threadIdle = false
                 signalled = false
                 if waited == ETIMEDOUT && pending.isEmpty {
                     threadStarted = false
@@ -176,7 +182,25 @@ public final class LogWriter: @unchecked Sendable {
             pthread_mutex_lock(mutex)
             writtenBatch = queuedBatch
             pthread_cond_broadcast(written)
+            // Under a steady stream, lines gather for a moment and go out together: no wake-up
+            // per line, no write per line. Nobody waits for them meanwhile.
+            if waiters == 0 {
+                threadNapping = true
+                _ = wait(nanoseconds: gathering)
+                threadNapping = false
+                signalled = false
+            }
         }
+    }
+
+    /// With the mutex held: waits on `queued` for at most `nanoseconds`.
+    private func wait(nanoseconds: Int) -> Int32 {
+        var until = timespec()
+        clock_gettime(CLOCK_REALTIME, &until)
+        let total = Int(until.tv_nsec) + nanoseconds
+        until.tv_sec += total / 1_000_000_000
+        until.tv_nsec = total % 1_000_000_000
+        return pthread_cond_timedwait(queued, mutex, &until)
     }
 }
 

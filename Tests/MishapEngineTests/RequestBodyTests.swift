@@ -35,6 +35,26 @@ import Testing
         #expect(body(#"{"s":"\ud83d\ude00"}"#).value(at: ["s"]) == "😀")
     }
 
+    /// Strings without escapes are taken whole; an escape anywhere, raw invalid UTF-8 or a raw
+    /// control character are still handled as before.
+    @Test func stringsWithAndWithoutEscapes() {
+        #expect(body(#"{"a":"plain text, no escape","b":"x\"y","c":"mid\u00e9dle\n","d":""}"#).value(at: ["a"]) == "plain text, no escape")
+        #expect(body(#"{"b":"x\"y"}"#).value(at: ["b"]) == "x\"y")
+        #expect(body(#"{"c":"mid\u00e9dle\n"}"#).value(at: ["c"]) == "mid\u{e9}dle\n")
+        #expect(body(#"{"d":""}"#).value(at: ["d"]) == "")
+        #expect(body(#"{"k\"ey":"v"}"#).value(at: ["k\"ey"]) == "v")
+        let invalid = RequestBody(of: Request(method: "POST", path: "/", headers: [Field("Content-Type", "application/json")],
+                                              body: Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)))
+        guard case .malformed = invalid else {
+            Issue.record("accepted invalid UTF-8 in a string")
+            return
+        }
+        guard case .malformed = body("{\"a\":\"tab\there\"}") else {
+            Issue.record("accepted a raw tab in a string")
+            return
+        }
+    }
+
     @Test func nestingIsBounded() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         guard case .malformed = body(deep) else {
