@@ -43,7 +43,11 @@ extension FileCompiler {
                 error("unclosed placeholder: '{{' without '}}'", at: node)
                 return nil
             }
-            let name = Substring(String(decoding: bytes[(open + 2)..<close], as: UTF8.self)).trimmingSpaces
+            // The name without the spaces around it, as in `{{ query.userName }}`.
+            var first = open + 2, last = close
+            while first < last, bytes[first] == UInt8(ascii: " ") { first += 1 }
+            while last > first, bytes[last - 1] == UInt8(ascii: " ") { last -= 1 }
+            let name = String(decoding: bytes[first..<last], as: UTF8.self)
             guard let source = valueSource(placeholder: name, at: node) else { return nil }
             parts.append(.value(source))
             rest = close + 2
@@ -99,12 +103,5 @@ extension FileCompiler {
             error("unknown placeholder '{{\(shown(name))}}'\(suggestion); use query.NAME, headers.NAME, body.FIELD, path.NAME, request.method, request.path, state.NAME, random.uuid, random.hex, now, now+30s or now+30s.iso8601", at: node)
             return nil
         }
-    }
-}
-
-extension Substring {
-    /// The text without its leading and trailing spaces (as inside `{{ name }}`).
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 }
