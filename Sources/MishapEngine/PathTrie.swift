@@ -5,7 +5,7 @@
 struct PathTrie: Sendable {
     private struct Node: Sendable {
         /// The child for each literal segment.
-        var literals: [String: Int] = [:]
+        var literals: [Substring: Int] = [:]
         /// The child for a `{parameter}` segment (any non-empty segment).
         var parameter: Int?
         /// Endpoints (by their index in declaration order) whose path ends here.
@@ -24,11 +24,11 @@ struct PathTrie: Sendable {
             for segment in endpoint.path.segments {
                 switch segment {
                 case .literal(let text):
-                    if let child = nodes[node].literals[text] {
+                    if let child = nodes[node].literals[Substring(text)] {
                         node = child
                     } else {
                         nodes.append(Node())
-                        nodes[node].literals[text] = nodes.count - 1
+                        nodes[node].literals[Substring(text)] = nodes.count - 1
                         node = nodes.count - 1
                     }
                 case .parameter:
@@ -73,7 +73,7 @@ struct PathTrie: Sendable {
             return
         }
         let part = parts[depth]
-        if let child = here.literals[String(part)] { collect(child, parts, depth + 1, into: &found) }
+        if let child = here.literals[part] { collect(child, parts, depth + 1, into: &found) }
         if let child = here.parameter, !part.isEmpty { collect(child, parts, depth + 1, into: &found) }
     }
 }

@@ -27,6 +27,13 @@ import Testing
         #expect(pattern.match("/other/a") == nil)
     }
 
+    /// Splitting by bytes gives the segments splitting by Characters gives.
+    @Test func partsAreTheSegmentsAfterTheFirstSlash() {
+        for path in ["", "a", "/", "//", "/a", "/a/", "/a//b/", "a/b", "/é/ü/x", "/e\u{301}/👨‍👩‍👧/", "/%2F/a b"] {
+            #expect(PathPattern.parts(of: path) == Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()), "\(path)")
+        }
+    }
+
     @Test func rejectsNonPaths() {
         #expect(PathPattern("users") == nil)
         #expect(PathPattern("/a/*/b") == nil)

@@ -734,3 +734,20 @@ struct DiagnosticTests {
             """, line: 4, column: 29, containing: ["unknown key 'stauts'"])
     }
 }
+
+/// Spaces inside the braces of a placeholder are not part of its name.
+@Suite struct PlaceholderSpacingTests {
+    @Test func spacesAroundANameAreIgnored() throws {
+        let yaml = """
+            endpoint: GET /x
+            rules:
+              - name: echo
+                respond: { text: "[{{ query.a }}|{{query.a   }}|{{   query.a}}|{{query.a}}]", headers: { X-A: "{{  query.a  }}" } }
+            """
+        let engine = try ScenarioLoader.load(yaml: yaml).makeEngine()
+        let plan = engine.respond(to: Request(method: "GET", path: "/x", query: [Field("a", "v w")]))
+        #expect(plan.text == "[v w|v w|v w|v w]")
+        #expect(plan.headers.first { $0.name == "X-A" }?.value == "v w")
+    }
+}
+
