@@ -118,16 +118,18 @@ public final class LogWriter: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// Returns once every line queued so far is written (at a server's stop).
+    /// Returns once every line queued so far is written (at a server's stop), the batch the
+    /// writer thread may be writing now included.
     public func flush() {
         pthread_mutex_lock(mutex)
-        if threadStarted && !pending.isEmpty { waitForBatch(queuedBatch + 1) }
+        if threadStarted { waitForBatch(pending.isEmpty ? queuedBatch : queuedBatch + 1) }
         pthread_mutex_unlock(mutex)
     }
 
     /// With the mutex held: wakes the writer thread, idle or gathering, and waits until
     /// `batch` is written.
     private func waitForBatch(_ batch: UInt64) {
+        guard writtenBatch < batch else { return }
         waiters += 1
         if (threadIdle || threadNapping) && !signalled {
             signalled = true

@@ -90,6 +90,32 @@ import Testing
         #expect(writer.droppedSinceNotice == 0)
     }
 
+    /// `flush` waits for the batch the writer thread is writing, not only for queued lines:
+    /// with the reader stalled mid-batch, it returns only once the reader drains the pipe.
+    @Test func flushWaitsForTheBatchBeingWritten() async throws {
+        let pipe = LogPipe()
+        let writer = LogWriter(descriptor: pipe.writeEnd, droppedNotice: Self.notice)
+        let lines = 2000  // 2,000 lines of 100 bytes: three times what the pipe holds
+        for index in 0..<lines { writer.enqueue(Self.line(String(format: "%06d ", index) + String(repeating: "z", count: 92))) }
+        // Let the writer take everything and block on the full pipe.
+        try await Task.sleep(for: .milliseconds(300))
+        final class Flag: Sendable { let isSet = Atomic<Bool>(false) }
+        let flushed = Flag()
+        let flusher = Task.detached {
+            writer.flush()
+            flushed.isSet.store(true, ordering: .sequentiallyConsistent)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let early = flushed.isSet.load(ordering: .sequentiallyConsistent)
+        #expect(!early, "flush returned with a batch still being written")
+        var received = 0
+        while received < lines, pipe.nextLine(timeout: .seconds(5)) != nil { received += 1 }
+        await flusher.value
+        #expect(received == lines)
+        let done = flushed.isSet.load(ordering: .sequentiallyConsistent)
+        #expect(done)
+    }
+
     /// The cached date and time of day give the same text as `WallClock.iso8601`, within a
     /// second, across seconds, days and years, and backwards (a clock set back).
     @Test func cachedTimestampsEqualTheFullFormat() {
