@@ -17,7 +17,10 @@ make --no-print-directory install PREFIX="$prefix" SWIFT="${SWIFT:-swift}"
 
 cd "$elsewhere"
 "$prefix/bin/mishap" validate >/dev/null || fail "validate did not find the installed scenarios"
-"$prefix/bin/mishap" routes | grep -q "GET /isUserNameAvailable" || fail "routes did not list the installed scenarios"
+# Read the whole listing first: `routes | grep -q` under pipefail fails whenever grep stops
+# reading before mishap has written everything (mishap then exits on the closed pipe).
+routes=$("$prefix/bin/mishap" routes) || fail "routes failed"
+grep -q "GET /isUserNameAvailable" <<<"$routes" || fail "routes did not list the installed scenarios"
 "$prefix/bin/mishap" serve --port 0 >"$elsewhere/out" 2>"$elsewhere/err" &
 server=$!
 url=""
