@@ -101,7 +101,11 @@ import Testing
             for try await profile in group { #expect(profile.userID == "123") }
         }
         let requests = Self.shared.requests(session: session)
-        #expect(requests.filter { $0.rule == "expired" }.count == 3)
+        // Usually all three meet the old token; on a slow machine (the sanitizers) the refresh
+        // may finish before the last is sent, which then carries the new token. Either way:
+        // one refresh, and every request answered.
+        let expired = requests.filter { $0.rule == "expired" }.count
+        #expect((1...3).contains(expired), "\(Self.answers(session))")
         #expect(requests.filter { $0.queryValue("x") == nil && $0.path == "/token" && $0.rule?.hasPrefix("refresh") == true }.count == 1,
                 "\(Self.answers(session))")
         #expect(requests.filter { $0.rule == "me" }.count == 3)
