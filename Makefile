@@ -77,7 +77,7 @@ test: deps
 	$(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
 
 ## check: every test, then a brief smoke pass of the benchmark harness and the image check (both
-## build a release binary in .build-bench; the benchmarks install wrk if it is missing)
+## build the release binary of make release, in .build/release; the benchmarks install wrk if it is missing)
 check: deps
 	$(MAKE) test
 	$(MAKE) bench-smoke
@@ -102,8 +102,9 @@ bench-smoke: deps
 
 ## sanitize: every test under AddressSanitizer (with LeakSanitizer), then all but the scenario
 ## loader fuzzing under ThreadSanitizer; fails on any report, from a test or from a mishap
-## process a test started. Not part of make test or make check (CI runs it after them): about
-## 7 + 5 minutes on two cores, building in .build-asan and .build-tsan. make asan or make tsan
+## process a test started. Not part of make test or make check (CI runs its groups after them,
+## as its time allows; see .ci/run): about 13 + 9 minutes on two cores, building in .build-asan
+## and .build-tsan. make asan or make tsan
 ## runs one; SANITIZE_GROUPS="main cli" picks groups (see scripts/sanitize.sh).
 .PHONY: sanitize asan tsan
 sanitize: deps

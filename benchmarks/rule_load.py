@@ -2,7 +2,7 @@
 """How Mishap loads a large rule set: time and memory of `validate`, of `serve` up to its first
 200, and of repeated reloads.
 
-    python3 benchmarks/rule_load.py --mishap .build-bench/release/mishap [--rules 100000] [--reloads 10]
+    python3 benchmarks/rule_load.py --mishap .build/release/mishap [--rules 100000] [--reloads 10]
 
 A file of `--rules` simple rules (benchmarks/gen_rules.py: about 100 bytes of YAML each) is
 written to a temporary folder, then:

@@ -13,7 +13,8 @@
 #   (any other option goes to benchmarks/bench.py, or instructions.py after --instructions;
 #   see their --help)
 #
-# This script builds Mishap (release, in .build-bench/), compiles the baseline, installs wrk if
+# This script builds Mishap (release, in .build/release as `make release` does, so that
+# `make install` and the image check reuse it), compiles the baseline, installs wrk if
 # it is missing, and hands over to bench.py, which measures and prints the table. Ratios are
 # Mishap over the reference named in each row: for req/s higher is better, for latency, startup
 # and memory lower is better. Set MISHAP_BIN to measure an already built binary instead.
@@ -21,7 +22,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
-SCRATCH=.build-bench
+SCRATCH=.build
 # The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
 # scripts/release-flags, which this reads itself when run by hand.
 read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"

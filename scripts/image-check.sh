@@ -4,7 +4,7 @@
 # libmicrohttpd and libyaml; and, copied out of the source tree, it serves a scenarios folder
 # that is elsewhere and passes the image's HEALTHCHECK command.
 #
-#   scripts/image-check.sh [BINARY]    (default: builds it into .build-bench, as `make bench` does)
+#   scripts/image-check.sh [BINARY]    (default: builds it into .build/release, as `make release` does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -15,8 +15,8 @@ read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
 
 binary=${1:-}
 if [ -z "$binary" ]; then
-    "$SWIFT" build "${RELEASE[@]}" --scratch-path .build-bench --product mishap >/dev/null
-    binary=$("$SWIFT" build "${RELEASE[@]}" --scratch-path .build-bench --show-bin-path)/mishap
+    "$SWIFT" build "${RELEASE[@]}" --product mishap >/dev/null
+    binary=$("$SWIFT" build "${RELEASE[@]}" --show-bin-path)/mishap
 fi
 fail() { echo "image-check: FAIL: $*" >&2; exit 1; }
 
