@@ -6,6 +6,7 @@ import MishapSupport
 /// rules for the next requests (`POST /__mishap/force`).
 struct Force: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "force",
         abstract: "Make an endpoint of a running server answer with one of its rules: the next N requests, or for a while.",
         discussion: """
             'mishap force "POST /login" maintenance --times 3' makes the next 3 logins answer \

@@ -1,6 +1,10 @@
 import ArgumentParser
 
 /// The root command, `mishap`: its subcommands, and the scenario prefetch started before parsing.
+///
+/// Every command names itself (`commandName:`): without it ArgumentParser derives the name from
+/// `String(describing: Self.self)` at every start, whose protocol conformance lookups cost about
+/// 0.8 million instructions per command (6 million of a 22 million `mishap --version`).
 @main
 struct MishapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

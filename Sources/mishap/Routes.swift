@@ -7,6 +7,7 @@ import MishapSupport
 /// `--url`, those of a running server, rules added at runtime included.
 struct Routes: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "routes",
         abstract: "List the endpoints of a scenarios folder and the rules of each, in match order.",
         discussion: """
             Each rule is shown with its aliases, when it answers (its `when` and `chance` in brief) \

@@ -9,6 +9,7 @@ import MishapSupport
 /// `mishap serve`, the default command: the server in the foreground.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve the scenarios in the foreground until SIGINT or SIGTERM (SIGHUP reloads them).",
         discussion: """
             The first line on standard output says where the server listens, for example \

@@ -4,6 +4,7 @@ import MishapSupport
 /// `mishap start`: `serve` in the background, in a session of its own, once it accepts connections.
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "start",
         abstract: "Start serving in the background; returns once the server accepts connections.",
         discussion: """
             Prints the URL and writes the pid file. Logs go to --log-file. When the server cannot \

@@ -4,6 +4,7 @@ import MishapSupport
 /// `mishap status`: whether a started server runs (its pid file), or whether a URL serves (its health check).
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Say whether a server started with 'start' is running, and where.",
         discussion: """
             Exits 0 when it is running, 1 when it is not. With --url, asks the server at that \

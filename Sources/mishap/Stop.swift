@@ -4,6 +4,7 @@ import MishapSupport
 /// `mishap stop`: ends a server started with `start`, through its pid file.
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stop",
         abstract: "Stop a server started with 'start': SIGTERM, wait for it to exit, remove the pid file.",
         discussion: """
             Exits 0 once it has stopped, or when none was running; 1 when it is still running after \

@@ -4,6 +4,7 @@ import MishapScenarios
 /// `mishap validate`: loads a scenarios folder and reports its problems, without serving.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check a scenarios folder without serving it.",
         discussion: "Prints every problem as file:line:column: message, then warnings (file:line:column: warning: ...) for what loads but is probably a mistake, such as a rule that can never answer. Exits 0 when the folder is valid (warnings or not; 1 with --strict when there are warnings), 1 when not."
     )
