@@ -9,7 +9,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libyaml-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libgnutls28-dev libyaml-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -22,7 +22,8 @@ RUN swift build $(cat release-flags) --product mishap \
  && cp "$(swift build $(cat release-flags) --show-bin-path)/mishap" /usr/local/bin/mishap
 
 FROM debian:bookworm-slim
-# libmicrohttpd12 brings its own dependencies (GnuTLS); libyaml-0-2 has none; glibc, libstdc++
+# libmicrohttpd12 brings its own dependencies (GnuTLS, which mishap also calls for its
+# certificates); libyaml-0-2 has none; glibc, libstdc++
 # and libgcc are in the base image.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libyaml-0-2 \

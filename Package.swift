@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "MishapEngine", targets: ["MishapEngine"]),
         .library(name: "MishapScenarios", targets: ["MishapScenarios"]),
         .library(name: "MishapHTTP", targets: ["MishapHTTP"]),
+        .library(name: "MishapTLS", targets: ["MishapTLS"]),
         .library(name: "MishapService", targets: ["MishapService"]),
         .library(name: "MishapTesting", targets: ["MishapTesting"]),
     ],
@@ -34,6 +35,13 @@ let package = Package(
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
 
+        // GnuTLS, found through pkg-config (libmicrohttpd serves HTTPS with it): certificates.
+        .systemLibrary(
+            name: "CGnuTLS",
+            pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"]), .brew(["gnutls"])]
+        ),
+
         // What every layer shares, written once: JSON string escaping, the error body, Base64,
         // wall-clock dates, and the POSIX calls (files, descriptors, pipes, threads, folder
         // events) behind one platform seam. Internal: in no product.
@@ -48,6 +56,9 @@ let package = Package(
             name: "MishapScenarios",
             dependencies: ["MishapEngine", "MishapSupport", "CYAML"]
         ),
+        // Certificates for HTTPS: a local certificate authority in a folder, the certificates it
+        // issues, SPKI pins, and the TLS failure catalogue's certificates and protocol settings.
+        .target(name: "MishapTLS", dependencies: ["MishapSupport", "CGnuTLS"]),
         // The HTTP server over libmicrohttpd: carries out the engine's response plans.
         .target(
             name: "MishapHTTP",
@@ -61,7 +72,7 @@ let package = Package(
         .target(
             name: "MishapService",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapSupport",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapTLS", "MishapSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -77,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "mishap",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapSupport",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapTLS", "MishapSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,6 +110,7 @@ let package = Package(
         .testTarget(name: "MishapSupportTests", dependencies: ["MishapSupport", "MishapTestSupport"]),
         .testTarget(name: "MishapPatternTests", dependencies: ["MishapPattern", "MishapTestSupport"]),
         .testTarget(name: "MishapEngineTests", dependencies: ["MishapEngine", "MishapTestSupport"]),
+        .testTarget(name: "MishapTLSTests", dependencies: ["MishapTLS", "MishapHTTP", "MishapService", "MishapTestSupport"]),
         .testTarget(
             name: "MishapScenariosTests",
             dependencies: ["MishapScenarios", "MishapEngine", "MishapTestSupport"]

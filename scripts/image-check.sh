@@ -22,7 +22,7 @@ fail() { echo "image-check: FAIL: $*" >&2; exit 1; }
 
 # 1. What the binary links: its own needs are the runtime's basics, libmicrohttpd and libyaml;
 #    everything else ldd lists must come in through libmicrohttpd (which libmicrohttpd12 installs).
-allowed="libmicrohttpd.so.12 libyaml-0.so.2 libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 libpthread.so.0 libdl.so.2 librt.so.1"
+allowed="libmicrohttpd.so.12 libgnutls.so.30 libyaml-0.so.2 libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 libpthread.so.0 libdl.so.2 librt.so.1"
 needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 for library in $needed; do
     case " $allowed " in *" $library "*) ;; *) fail "the binary needs $library, which the runtime image does not install" ;; esac

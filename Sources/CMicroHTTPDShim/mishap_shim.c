@@ -37,7 +37,7 @@ static void *mishap_scan_target(void *cls, const char *uri, struct MHD_Connectio
 }
 
 struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config) {
-    struct MHD_OptionItem options[17];
+    struct MHD_OptionItem options[20];
     int n = 0;
     // The logger first: libmicrohttpd warns about options given before it, to the default log.
     if (config->logger != NULL) {
@@ -66,6 +66,15 @@ struct MHD_Daemon *mishap_start_daemon(const struct mishap_daemon_config *config
     }
     if (config->notify_connection != NULL) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)config->notify_connection, config->notify_connection_cls };
+    }
+    // HTTPS (the caller adds MHD_USE_TLS to the flags): the PEM texts are read when the daemon
+    // starts; the priorities choose protocol versions and ciphers.
+    if (config->https_key_pem != NULL && config->https_cert_pem != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)config->https_key_pem };
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)config->https_cert_pem };
+        if (config->https_priorities != NULL) {
+            options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)config->https_priorities };
+        }
     }
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)mishap_scan_target, &encoded_nul_marker };
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };

@@ -28,6 +28,8 @@ public final class HTTPServer: @unchecked Sendable {
         let port: UInt16
         let context: Unmanaged<HTTPServer>
         let logContext: UnsafeMutablePointer<mishap_logger>
+        /// The PEM texts libmicrohttpd was given, kept for the daemon's life.
+        let tls: TLSStrings?
     }
 
     /// The last message libmicrohttpd logged, used to explain a failed start.
@@ -60,7 +62,7 @@ public final class HTTPServer: @unchecked Sendable {
     public var url: String? {
         guard let port else { return nil }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(port)"
+        return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
     }
 
     /// Whether this libmicrohttpd can wait with epoll (built for Linux).
@@ -94,6 +96,10 @@ public final class HTTPServer: @unchecked Sendable {
         case .auto: flags |= Self.hasEpoll ? MHD_USE_EPOLL.rawValue : MHD_USE_POLL.rawValue
         }
         if address.isIPv6 { flags |= address.isIPv6Any ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue }
+        // HTTPS: libmicrohttpd reads the PEM texts while it starts, from C strings that live
+        // as long as the daemon does.
+        let tls = configuration.tls.map { TLSStrings($0) }
+        if tls != nil { flags |= MHD_USE_TLS.rawValue }
 
         let daemon = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
@@ -115,6 +121,11 @@ public final class HTTPServer: @unchecked Sendable {
                     config.notify_connection = handleConnectionNotice
                     config.notify_connection_cls = context.toOpaque()
                 }
+                if let tls {
+                    config.https_key_pem = UnsafePointer(tls.key)
+                    config.https_cert_pem = UnsafePointer(tls.certificate)
+                    config.https_priorities = tls.priorities.map { UnsafePointer($0) }
+                }
                 return mishap_start_daemon(&config)
             }
         }
@@ -127,7 +138,7 @@ public final class HTTPServer: @unchecked Sendable {
         let port = configuration.port == 0 ? mishap_daemon_port(daemon) : configuration.port
         headDeadline?.start()
         lifecycle.withLock {
-            $0 = Running(daemon: daemon, port: port, context: context, logContext: logContext)
+            $0 = Running(daemon: daemon, port: port, context: context, logContext: logContext, tls: tls)
         }
     }
 

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     /// one for that. While this is on, connections still sending a head are also closed,
     /// oldest first, to keep a tenth of `connectionLimit` free for new clients.
     public var headTimeoutSeconds: Int
+    /// HTTPS instead of HTTP, when set.
+    public var tls: TLSSettings?
 
     public init(
         host: String = "127.0.0.1",
@@ -35,7 +37,8 @@ public struct ServerConfiguration: Sendable {
         connectionLimit: Int = 4096,
         connectionTimeoutSeconds: Int = 30,
         eventLoop: EventLoop = .auto,
-        headTimeoutSeconds: Int = 10
+        headTimeoutSeconds: Int = 10,
+        tls: TLSSettings? = nil
     ) {
         self.host = host
         self.port = port
@@ -46,6 +49,7 @@ public struct ServerConfiguration: Sendable {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.eventLoop = eventLoop
         self.headTimeoutSeconds = headTimeoutSeconds
+        self.tls = tls
     }
 
     /// How libmicrohttpd's worker threads wait for their sockets.

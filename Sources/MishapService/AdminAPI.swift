@@ -45,6 +45,7 @@ struct AdminAPI: Sendable {
         },
         "retries": Route(method: "GET", parameters: ["session", "endpoint"]) { api, request in api.retries(request) },
         "state": Route(methods: ["GET", "POST"], parameters: ["session"]) { api, request in api.state(request) },
+        "tls": Route(method: "GET", parameters: []) { api, _ in api.tls() },
     ]
 
     /// The filters of the journal's calls.

@@ -2,6 +2,7 @@ import Logging
 import MishapHTTP
 import MishapScenarios
 import MishapSupport
+import Synchronization
 
 /// A running Mishap, put together in one place: the scenarios loaded into a `MishapService`,
 /// the `HTTPServer` that asks it what to answer, and for a folder the `ScenarioWatcher` that
@@ -25,13 +26,17 @@ public final class MishapInstance: Sendable {
         public var server: ServerConfiguration
         /// How edits to a scenarios folder are picked up (ignored for inline text).
         public var watch: WatchMode
+        /// HTTPS beside plain HTTP, and the TLS failure catalogue; nil for plain HTTP only.
+        public var tls: TLSOptions?
 
         public init(scenarios: ScenarioSource, service: ServiceOptions = ServiceOptions(),
-                    server: ServerConfiguration = ServerConfiguration(), watch: WatchMode = .off) {
+                    server: ServerConfiguration = ServerConfiguration(), watch: WatchMode = .off,
+                    tls: TLSOptions? = nil) {
             self.scenarios = scenarios
             self.service = service
             self.server = server
             self.watch = watch
+            self.tls = tls
         }
     }
 
@@ -71,6 +76,10 @@ public final class MishapInstance: Sendable {
     public let url: String
     /// The port listened on (the one picked when the configuration asked for 0).
     public let port: UInt16
+    /// The HTTPS server and the TLS failure catalogue, when the configuration asks for them.
+    let secure: SecureServers?
+    /// Where HTTPS and the catalogue are served; nil without `tls`.
+    public var tls: TLSListing? { secure?.listing }
 
     /// Loads the scenarios (unless `scenarios` gives them already loaded from the same source),
     /// starts the server and, when asked, the watcher. Scenario problems and a server that
@@ -103,14 +112,27 @@ public final class MishapInstance: Sendable {
         } catch {
             throw .server(error)
         }
-        return MishapInstance(configuration: configuration, service: service, server: server,
+        var secure: SecureServers?
+        if let tls = configuration.tls {
+            do {
+                secure = try SecureServers.start(tls, server: configuration.server, responder: service,
+                                                 observer: logsRequests ? service : nil, logger: logger)
+            } catch {
+                server.stop()
+                throw .server(error)
+            }
+            service.tls.withLock { $0 = secure?.listing }
+        }
+        return MishapInstance(configuration: configuration, service: service, server: server, secure: secure,
                               watcher: startWatcher(configuration, service: service, logger: logger))
     }
 
-    private init(configuration: Configuration, service: MishapService, server: HTTPServer, watcher: ScenarioWatcher?) {
+    private init(configuration: Configuration, service: MishapService, server: HTTPServer, secure: SecureServers?,
+                 watcher: ScenarioWatcher?) {
         self.configuration = configuration
         self.service = service
         self.server = server
+        self.secure = secure
         self.watcher = watcher
         url = server.url ?? "http://\(configuration.server.host):\(configuration.server.port)"
         port = server.port ?? configuration.server.port
@@ -148,7 +170,16 @@ public final class MishapInstance: Sendable {
     @discardableResult
     public func stop(grace: Duration = .zero) -> Int {
         watcher?.stop()
-        let cut = server.stop(grace: grace)
+        // The HTTPS servers stop beside the plain one, so that both have the whole grace.
+        let secureCut = Mutex(0)
+        var secureStop: OwnThread?
+        if let secure {
+            secureStop = OwnThread { secureCut.withLock { $0 = secure.stop(grace: grace) } }
+            if secureStop == nil { secureCut.withLock { $0 = secure.stop(grace: grace) } }
+        }
+        var cut = server.stop(grace: grace)
+        secureStop?.join()
+        cut += secureCut.withLock { $0 }
         // Every request line is written when stop returns.
         service.flushLog()
         return cut

@@ -17,6 +17,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     public let runtime = RuntimeRules()
     /// The last requests no rule answered, with the nearest rules.
     public let unmatched = UnmatchedRequests()
+    /// The HTTPS port and the TLS failure catalogue, when serving them (`GET /__mishap/tls`).
+    public let tls = Mutex<TLSListing?>(nil)
     let logger: Logger
     /// The logger's handler when request lines can skip swift-log's metadata dictionary: a
     /// `LineLogHandler` with no metadata of its own, on a logger with no metadata provider.

@@ -55,6 +55,39 @@ public enum FileSystem {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Creates a folder and the folders above it that are missing, new ones with `mode`; nil
+    /// when it exists or was made, else the reason.
+    public static func makeFolders(_ path: String, mode: mode_t = 0o755) -> String? {
+        if isDirectory(path) { return nil }
+        let parent = String(path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropLast()
+            .map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
+        if !parent.isEmpty, let problem = makeFolders(parent, mode: mode) { return problem }
+        if mkdir(path, mode) != 0 && errno != EEXIST { return "cannot create \(path): \(Platform.describe(errno: errno))" }
+        return isDirectory(path) ? nil : "\(path) is not a folder"
+    }
+
+    /// Writes a new file with `mode` (0600 for a private key: set when it is created, so it is
+    /// never readable by others, even for a moment); fails when it exists. Nil when written,
+    /// else the reason.
+    public static func createFile(_ path: String, text: String, mode: mode_t) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { return "cannot create \(path): \(Platform.describe(errno: errno))" }
+        let written = FileDescriptor.writeAll(descriptor, text) && fchmod(descriptor, mode) == 0
+        close(descriptor)
+        if !written {
+            unlink(path)
+            return "cannot write \(path): \(Platform.describe(errno: errno))"
+        }
+        return nil
+    }
+
+    /// The permission bits of a file, or nil when it cannot be examined.
+    public static func permissions(_ path: String) -> mode_t? {
+        var information = stat()
+        guard stat(path, &information) == 0 else { return nil }
+        return information.st_mode & 0o777
+    }
+
     /// Replaces a file's contents through a temporary file and a rename, so readers never see
     /// half of it; false on an error.
     public static func replaceContents(of path: String, with text: String) -> Bool {

@@ -5,6 +5,7 @@ import MishapScenarios
 import MishapHTTP
 import MishapService
 import MishapSupport
+import MishapTLS
 
 /// `mishap serve`, the default command: the server in the foreground.
 struct Serve: ParsableCommand {
@@ -49,6 +50,14 @@ struct Serve: ParsableCommand {
         // Signals are taken synchronously by this thread; every other thread inherits the mask.
         var signals = SignalSet(blocking: [SIGINT, SIGTERM, SIGHUP])
 
+        let tls: TLSOptions?
+        do throws(TLSError) {
+            tls = try options.tlsOptions.make(host: options.host, logger: logger)
+        } catch {
+            printError("mishap: HTTPS: \(error)")
+            throw ExitCode.failure
+        }
+
         let mishap: MishapInstance
         do {
             mishap = try MishapInstance.start(
@@ -66,7 +75,7 @@ struct Serve: ParsableCommand {
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
                         connectionTimeoutSeconds: options.connectionTimeout, eventLoop: options.eventLoop,
                         headTimeoutSeconds: options.headTimeout),
-                    watch: options.watch),
+                    watch: options.watch, tls: tls),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
@@ -90,12 +99,22 @@ struct Serve: ParsableCommand {
             mishap.stop()
             throw ExitCode.failure
         }
+        // The first line on standard output says where plain HTTP is served (tools read it);
+        // HTTPS and the TLS failure catalogue follow, a line each.
+        var lines: [(String, Logger.Metadata)] = [("mishap listening on \(url)", ["url": .string(url)])]
+        if let listing = mishap.tls {
+            lines.append(("mishap listening on \(listing.url) (pin sha256/\(listing.pin))",
+                          ["url": .string(listing.url), "pin": .string("sha256/" + listing.pin)]))
+            for failure in listing.failures {
+                lines.append(("mishap TLS failure \(failure.failure.rawValue) at \(failure.url): \(failure.failure.summary)",
+                              ["failure": .string(failure.failure.rawValue), "url": .string(failure.url)]))
+            }
+        }
         if format == .json {
-            // The first line on standard output, as JSON like every other line.
             let stdout = Logger(label: "mishap") { label in LineLogHandler(label: label, level: .trace, format: .json, descriptor: 1) }
-            stdout.notice("mishap listening on \(url)", metadata: ["url": .string(url)])
+            for (line, metadata) in lines { stdout.notice("\(line)", metadata: metadata) }
         } else {
-            print("mishap listening on \(url)")
+            for (line, _) in lines { print(line) }
         }
         fflush(nil)
         // What loading built and dropped (the YAML trees) goes back to the system. Done here,

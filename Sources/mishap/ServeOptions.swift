@@ -8,6 +8,7 @@ import MishapSupport
 /// The options of `serve`, which `start` takes too (and hands to the server it starts).
 struct ServeOptions: ParsableArguments {
     @OptionGroup var scenarioOptions: ScenariosOption
+    @OptionGroup(title: "HTTPS") var tlsOptions: TLSServeOptions
 
     @Option(help: "The address to bind. Loopback by default; 0.0.0.0 opens Mishap to the network.")
     var host: String = "127.0.0.1"
@@ -181,7 +182,7 @@ struct ServeOptions: ParsableArguments {
         add("grace", grace)
         add("pid-file", pidFile)
         add("ready-fd", readyDescriptor)
-        return arguments
+        return arguments + tlsOptions.arguments
     }
 }
 

@@ -96,7 +96,12 @@ extension DaemonTests {
             ("max-runtime-rules", "50"), ("max-runtime-rules-per-session", "5"), ("no-admin", nil),
             ("admin-token", "-a-token-that-starts-like-an-option"), ("cors", "http://app.test:3000"), ("watch", "poll"), ("grace", "2.5"),
             ("pid-file", "my.pid"),
+            ("tls-port", "0"), ("tls-dir", folder.path + "/tls"), ("tls-name", "mishap.test"),
+            ("tls-cert", folder.path + "/tls/ca.pem"), ("tls-key", folder.path + "/tls/ca-key.pem"),
+            ("tls-catalogue-port", "20000"), ("no-tls-catalogue", nil),
         ]
+        let authority = try await runMishap(["tls", "init", "--dir", folder.path + "/tls"])
+        #expect(authority.status == 0, "\(authority)")
         let options = try await Self.serveOptions()
         // --ready-fd (hidden) is start's own business: the descriptor it reads the URL from.
         #expect(Set(given.map(\.name)).union(["ready-fd"]) == Set(options.map(\.name)),

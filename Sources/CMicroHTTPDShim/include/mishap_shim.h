@@ -36,6 +36,11 @@ struct mishap_daemon_config {
     /// Told when each connection opens and closes (`MHD_OPTION_NOTIFY_CONNECTION`); NULL for none.
     MHD_NotifyConnectionCallback notify_connection;
     void *notify_connection_cls;
+    /// HTTPS: the private key and the certificate chain as NUL-terminated PEM texts, both or
+    /// neither (then plain HTTP), and GnuTLS priorities (NULL: GnuTLS's defaults).
+    const char *https_key_pem;
+    const char *https_cert_pem;
+    const char *https_priorities;
 };
 
 /// Starts the daemon. Its URI log callback (`MHD_OPTION_URI_LOG_CALLBACK`) scans each request's
