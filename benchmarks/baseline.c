@@ -11,7 +11,9 @@
  * machine; benchmarks/run.sh reports Mishap's figures as a ratio of this one's.
  *
  * Build: cc -O2 -o baseline baseline.c $(pkg-config --cflags --libs libmicrohttpd)
- * Run:   ./baseline PORT        (0 = any free port; the first stdout line tells which)
+ * Run:   ./baseline PORT                   (0 = any free port; the first stdout line tells which)
+ *        ./baseline PORT CERT.pem KEY.pem  (HTTPS with that certificate and key, as Mishap's
+ *                                           --tls-cert and --tls-key, for the HTTPS rows)
  */
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -42,8 +44,27 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *connection, con
   return MHD_queue_response(connection, MHD_HTTP_OK, response);
 }
 
+/* A whole small file as a NUL-terminated string, or NULL. */
+static char *read_file(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (file == NULL) return NULL;
+  static char buffer[2][65536];
+  static int next;
+  char *text = buffer[next++ % 2];
+  size_t size = fread(text, 1, sizeof buffer[0] - 1, file);
+  fclose(file);
+  text[size] = 0;
+  return text;
+}
+
 int main(int argc, char **argv) {
   unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
+  const char *cert = argc > 3 ? read_file(argv[2]) : NULL;
+  const char *key = argc > 3 ? read_file(argv[3]) : NULL;
+  if (argc > 3 && (cert == NULL || key == NULL)) {
+    fprintf(stderr, "baseline: cannot read %s or %s\n", argv[2], argv[3]);
+    return 1;
+  }
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 1) cores = 1;
 
@@ -65,9 +86,16 @@ int main(int argc, char **argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
+  /* HTTPS options only with MHD_USE_TLS: libmicrohttpd warns about them otherwise. */
+  struct MHD_OptionItem tls_options[] = {
+      {cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key},
+      {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert},
+      {MHD_OPTION_END, 0, NULL},
+  };
   struct MHD_Daemon *daemon = MHD_start_daemon(
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)port,
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (cert ? MHD_USE_TLS : 0), (uint16_t)port,
       NULL, NULL, handler, NULL,
+      MHD_OPTION_ARRAY, tls_options,
       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
       MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cores > 1 ? cores : 0),
       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)4096,
@@ -79,7 +107,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-  printf("baseline listening on http://127.0.0.1:%u\n", info ? (unsigned)info->port : port);
+  printf("baseline listening on %s://127.0.0.1:%u\n", cert ? "https" : "http", info ? (unsigned)info->port : port);
   fflush(stdout);
 
   int received;

@@ -20,6 +20,9 @@ What is measured, each against the targets of the performance issue:
                >= 0.80 means a throughput drop of at most 20%. In the same folder, the last of
                the 50 `{id}` endpoints against a literal one with the same rules: >= 0.90.
   latency      wrk --latency at -c256: ratio = mishap p99 / baseline p99, lower is better, <= 2.
+  HTTPS        the C baseline and Mishap serving HTTPS with the same certificate and key (ECDSA
+               P-256, from `mishap tls init`): keep-alive GETs (>= 0.80), and GETs with
+               `Connection: close`, a TLS handshake each (reported).
   startup      exec to the first HTTP 200, polled as fast as possible, median of 20 runs each:
                <= 10 ms, and mishap / baseline <= 2.
   memory       VmRSS of a fresh Mishap after 10 s at -c256 (<= 20 MiB), and after 60 s of the
@@ -45,6 +48,7 @@ Exit status: 0 fine, 1 a target missed widely (full run only), 2 something did n
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import resource
@@ -52,12 +56,14 @@ import select
 import shutil
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,7 +130,7 @@ class Server:
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, bufsize=0)
         Server.running.append(self)
         line = self._first_line(timeout=30)
-        match = re.search(r"listening on (http://[^\s]+?):(\d+)\s*$", line)
+        match = re.search(r"listening on (https?://[^\s]+?):(\d+)\s*$", line)
         if not match:
             self.stop()
             raise BenchError(f"{name}: unexpected first output line {line!r} (see {self.log_path})")
@@ -230,8 +236,10 @@ def to_ms(text: str) -> float:
 
 
 def wrk(url: str, connections: int, seconds: float, threads: int, script: Path = None,
-        latency: bool = False, expect_2xx: bool = True) -> WrkResult:
+        latency: bool = False, expect_2xx: bool = True, headers: tuple = ()) -> WrkResult:
     argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "5s"]
+    for header in headers:
+        argv += ["-H", header]
     if latency:
         argv.append("--latency")
     if script:
@@ -316,14 +324,14 @@ def write_state_scenarios(destination: Path) -> None:
 
 
 def alternate(label: str, targets: list, path: str, args, script: Path = None, latency: bool = False,
-              expect_2xx: bool = True) -> list:
+              expect_2xx: bool = True, headers: tuple = ()) -> list:
     """Runs wrk against each (name, server, path) target in turn, args.rounds times, swapping
     the order every round; returns the list of WrkResults of each target."""
     results = [[] for _ in targets]
     if not args.smoke:  # warm up each server (lazy initialisation, page faults): not recorded
         for name, server, target_path in targets:
             wrk(server.url(target_path or path), args.connections if not latency else 256, 1, args.threads,
-                script, expect_2xx=expect_2xx)
+                script, expect_2xx=expect_2xx, headers=headers)
     for round_number in range(args.rounds):
         order = list(enumerate(targets))
         if round_number % 2:
@@ -331,7 +339,7 @@ def alternate(label: str, targets: list, path: str, args, script: Path = None, l
         for index, (name, server, target_path) in order:
             connections = 256 if latency else args.connections
             result = wrk(server.url(target_path or path), connections, args.duration, args.threads, script,
-                         latency=latency, expect_2xx=expect_2xx)
+                         latency=latency, expect_2xx=expect_2xx, headers=headers)
             results[index].append(result)
             figure = f"p99 {result.p99_ms:.2f} ms, " if latency else ""
             errors = f" ({result.socket_errors} socket errors)" if result.socket_errors else ""
@@ -481,6 +489,62 @@ def rule_set_rows(args) -> list:
         Row(f"RSS after reload {reloads} vs after reload 1 (MiB; ref: reload 1)", f"{first:.1f}", f"{last:.1f}",
             f"{last / first:.2f}", "0.90x .. 1.10x", last / first, "range", (0.9, 1.1)),
     ]
+
+
+class HTTPSURL:
+    """An HTTPS base URL, for wrk (which does not check certificates)."""
+
+    def __init__(self, base: str):
+        self.base = base
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+
+def https_get(url: str) -> bytes:
+    """A GET over HTTPS without checking the certificate (the benchmarks' own, self-signed)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    with urllib.request.urlopen(url, context=context, timeout=10) as response:
+        return response.read()
+
+
+def https_rows(args, work: Path, baseline_binary: str, mishap_binary: str, cores: int) -> list:
+    """Keep-alive throughput over HTTPS, and new connections (a TLS handshake each), Mishap
+    against the C baseline serving the same certificate (an ECDSA P-256 one that `mishap tls
+    init` makes) through libmicrohttpd and GnuTLS."""
+    folder = work / "tls"
+    made = subprocess.run([mishap_binary, "tls", "init", "--dir", str(folder)], capture_output=True, text=True)
+    if made.returncode != 0:
+        raise BenchError(f"mishap tls init failed: {made.stderr}")
+    cert, key = str(folder / "ca.pem"), str(folder / "ca-key.pem")
+    c_tls = Server("baseline-https", [baseline_binary, "0", cert, key], work)
+    m_tls = Server("mishap-https", [mishap_binary, "serve", "--port", "0", "--tls-port", "0", "--tls-cert", cert,
+                                    "--tls-key", key, "--scenarios", str(REPO / "scenarios"), "--threads", str(cores),
+                                    "--log-level", "warning"], work)
+    listing = json.loads(http(m_tls.port, "GET", "/__mishap/tls")[1])
+    m_https = HTTPSURL(listing["url"])
+    for target in (c_tls, m_https):
+        if b'"userName":"someone"' not in https_get(target.url(SOMEONE)):
+            raise BenchError(f"{target.url(SOMEONE)} did not answer as expected")
+    rows = []
+    log("HTTPS: GET someone, keep-alive")
+    c_runs, m_runs = alternate("https", [("C baseline", c_tls, None), ("mishap", m_https, None)], SOMEONE, args)
+    c, m = median_rps(c_runs), median_rps(m_runs)
+    log("  per-round ratios: " + ", ".join(f"{a.requests_per_second / b.requests_per_second:.2f}"
+                                           for a, b in zip(m_runs, c_runs)))
+    rows.append(Row("HTTPS GET someone, keep-alive (req/s)", rps(c), rps(m), f"{m / c:.2f}", ">= 0.80x",
+                    m / c, ">=", (0.8,)))
+    log("HTTPS: a new connection, so a TLS handshake, per request")
+    c_runs, m_runs = alternate("handshakes", [("C baseline", c_tls, None), ("mishap", m_https, None)], SOMEONE, args,
+                               headers=("Connection: close",))
+    c, m = median_rps(c_runs), median_rps(m_runs)
+    rows.append(Row("HTTPS handshakes: a new connection per request (req/s)", rps(c), rps(m), f"{m / c:.2f}",
+                    "reported", m / c, "info", ()))
+    c_tls.stop()
+    m_tls.stop()
+    return rows
 
 
 def main() -> int:
@@ -639,6 +703,9 @@ def main() -> int:
         used_rss = m_default.rss
         c_server.stop()
         m_default.stop()
+
+        # -- HTTPS: the same certificate and key on both ----------------------------------
+        rows += https_rows(args, work, baseline_binary=args.baseline, mishap_binary=args.mishap, cores=cores)
 
         rows.append(Row("exec to first 200, median of %d (ms)" % args.startups, f"{base_start:.2f}",
                         f"{mishap_start:.2f}", "", "<= 10 ms", mishap_start, "<=", (10.0,)))
