@@ -31,8 +31,12 @@ RUN apt-get update \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mishap
 COPY --from=build /usr/local/bin/mishap /usr/local/bin/mishap
 COPY scenarios /scenarios
+# The local certificate authority for --tls-port: mount a folder here to keep it (and the pin)
+# across containers; otherwise it is made inside the container on first use.
+ENV MISHAP_TLS_DIR=/tls
+RUN mkdir /tls && chown mishap /tls && chmod 700 /tls
 USER mishap
-EXPOSE 8080
+EXPOSE 8080 8443
 HEALTHCHECK --interval=10s --timeout=3s --start-period=2s \
   CMD ["mishap", "status", "--url", "http://127.0.0.1:8080"]
 ENTRYPOINT ["mishap"]

@@ -50,3 +50,19 @@ body=$(curl -s "http://127.0.0.1:$port/isUserNameAvailable?userName=someone")
 kill -TERM "$pid"
 wait "$pid" || fail "the server exited non-zero on SIGTERM"
 echo "image-check: a copy outside the source tree served $work/scenarios, passed the health check and stopped cleanly"
+
+# 3. HTTPS as the image serves it: the CA folder in MISHAP_TLS_DIR (a mounted volume there),
+#    made on first use, and the same folder trusted by the client.
+rm -f "$work/port"
+MISHAP_TLS_DIR="$work/tls" ./mishap serve --scenarios "$work/scenarios" --host 127.0.0.1 --port 0 --port-file "$work/port" \
+    --tls-port 0 --no-tls-catalogue >"$work/out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "listening on https" "$work/out" && break; sleep 0.05; done
+https=$(sed -n 's/^mishap listening on \(https:[^ ]*\).*/\1/p' "$work/out")
+[ -n "$https" ] || fail "the server did not serve HTTPS: $(cat "$work/out")"
+body=$(curl -s --cacert "$work/tls/ca.pem" "$https/isUserNameAvailable?userName=someone")
+[ "$body" = '{"isAvailable":true,"userName":"someone"}' ] || fail "unexpected answer over HTTPS: $body"
+[ "$(stat -c %a "$work/tls/ca-key.pem")" = 600 ] || fail "the CA key is not mode 0600"
+kill -TERM "$pid"
+wait "$pid" || fail "the server exited non-zero on SIGTERM"
+echo "image-check: HTTPS from a CA folder made in MISHAP_TLS_DIR, trusted with its ca.pem"
