@@ -105,7 +105,12 @@ public final class MishapInstance: Sendable {
         service.logWarnings()
         // Requests are followed to their end only when their lines are logged.
         let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
-        let server = HTTPServer(configuration: configuration.server, responder: service,
+        var serverConfiguration = configuration.server
+        if let tls = configuration.tls, tls.replacesPlainHTTP {
+            serverConfiguration.port = tls.port
+            serverConfiguration.tls = tls.settings
+        }
+        let server = HTTPServer(configuration: serverConfiguration, responder: service,
                                 observer: logsRequests ? service : nil, logger: logger)
         do {
             try server.start()
@@ -115,7 +120,7 @@ public final class MishapInstance: Sendable {
         var secure: SecureServers?
         if let tls = configuration.tls {
             do {
-                secure = try SecureServers.start(tls, server: configuration.server, responder: service,
+                secure = try SecureServers.start(tls, server: configuration.server, main: server, responder: service,
                                                  observer: logsRequests ? service : nil, logger: logger)
             } catch {
                 server.stop()

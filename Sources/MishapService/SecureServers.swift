@@ -7,7 +7,9 @@ import MishapTLS
 /// admin API as plain HTTP, over TLS), a small HTTPS server per certificate or protocol failure
 /// of the catalogue, and a plain listener per handshake failure.
 final class SecureServers: Sendable {
-    let https: HTTPServer
+    /// The HTTPS server beside plain HTTP; nil when the instance's own server speaks HTTPS
+    /// (`TLSOptions.replacesPlainHTTP`).
+    let https: HTTPServer?
     let catalogue: [HTTPServer]
     let listeners: [HandshakeFaultListener]
     let listing: TLSListing
@@ -15,7 +17,7 @@ final class SecureServers: Sendable {
     /// Connections each catalogue server takes at once: they exist to fail handshakes.
     static let catalogueConnectionLimit = 64
 
-    private init(https: HTTPServer, catalogue: [HTTPServer], listeners: [HandshakeFaultListener], listing: TLSListing) {
+    private init(https: HTTPServer?, catalogue: [HTTPServer], listeners: [HandshakeFaultListener], listing: TLSListing) {
         self.https = https
         self.catalogue = catalogue
         self.listeners = listeners
@@ -23,14 +25,18 @@ final class SecureServers: Sendable {
     }
 
     /// Starts them all, or none: on an error the ones started are stopped and it is thrown.
-    static func start(_ options: TLSOptions, server: ServerConfiguration, responder: any Responder,
+    /// `main` is the instance's own server, whose URL is the HTTPS one when it speaks HTTPS.
+    static func start(_ options: TLSOptions, server: ServerConfiguration, main: HTTPServer, responder: any Responder,
                       observer: (any RequestObserver)?, logger: Logger) throws -> SecureServers {
-        var configuration = server
-        configuration.port = options.port
-        configuration.tls = TLSSettings(certificateChainPEM: options.identity.certificateChainPEM,
-                                        privateKeyPEM: options.identity.privateKeyPEM)
-        let https = HTTPServer(configuration: configuration, responder: responder, observer: observer, logger: logger)
-        try https.start()
+        var https: HTTPServer?
+        if !options.replacesPlainHTTP {
+            var configuration = server
+            configuration.port = options.port
+            configuration.tls = options.settings
+            let started = HTTPServer(configuration: configuration, responder: responder, observer: observer, logger: logger)
+            try started.start()
+            https = started
+        }
         var started: [HTTPServer] = []
         var listeners: [HandshakeFaultListener] = []
         var failures: [TLSListing.Failure] = []
@@ -62,12 +68,12 @@ final class SecureServers: Sendable {
                 failures.append(TLSListing.Failure(failure: failure, url: url, port: bound))
             }
         } catch {
-            https.stop()
+            https?.stop()
             for started in started { started.stop() }
             for listener in listeners { listener.stop() }
             throw error
         }
-        let listing = TLSListing(url: https.url ?? "", pin: options.identity.pin,
+        let listing = TLSListing(url: (https ?? main).url ?? "", pin: options.identity.pin,
                                  caCertificate: options.caCertificatePath, failures: failures)
         return SecureServers(https: https, catalogue: started, listeners: listeners, listing: listing)
     }
@@ -78,7 +84,7 @@ final class SecureServers: Sendable {
         for listener in listeners { listener.stop() }
         var cut = 0
         for server in catalogue { cut += server.stop() }
-        return cut + https.stop(grace: grace)
+        return cut + (https?.stop(grace: grace) ?? 0)
     }
 }
 

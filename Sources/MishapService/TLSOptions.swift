@@ -1,3 +1,4 @@
+import MishapHTTP
 import MishapTLS
 
 /// HTTPS beside plain HTTP: the port, what it presents, and the TLS failure catalogue.
@@ -12,13 +13,22 @@ public struct TLSOptions: Sendable {
     public var catalogue: [(TLSFailure, TLSPersonality)]
     /// The catalogue's first port, the others following in catalogue order; 0 picks free ports.
     public var cataloguePort: UInt16
+    /// HTTPS instead of plain HTTP (`--port off`): the server of the configuration speaks
+    /// HTTPS on `port`, and there is no second one.
+    public var replacesPlainHTTP: Bool
 
     public init(port: UInt16, identity: TLSIdentity, caCertificatePath: String? = nil,
-                catalogue: [(TLSFailure, TLSPersonality)] = [], cataloguePort: UInt16 = 0) {
+                catalogue: [(TLSFailure, TLSPersonality)] = [], cataloguePort: UInt16 = 0, replacesPlainHTTP: Bool = false) {
         self.port = port
         self.identity = identity
         self.caCertificatePath = caCertificatePath
         self.catalogue = catalogue
         self.cataloguePort = cataloguePort
+        self.replacesPlainHTTP = replacesPlainHTTP
+    }
+
+    /// What the HTTPS server presents, for `ServerConfiguration.tls`.
+    var settings: TLSSettings {
+        TLSSettings(certificateChainPEM: identity.certificateChainPEM, privateKeyPEM: identity.privateKeyPEM)
     }
 }

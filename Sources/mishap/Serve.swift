@@ -52,7 +52,7 @@ struct Serve: ParsableCommand {
 
         let tls: TLSOptions?
         do throws(TLSError) {
-            tls = try options.tlsOptions.make(host: options.host, logger: logger)
+            tls = try options.tlsOptions.make(host: options.host, replacingPlainHTTP: options.port == .off, logger: logger)
         } catch {
             printError("mishap: HTTPS: \(error)")
             throw ExitCode.failure
@@ -70,7 +70,7 @@ struct Serve: ParsableCommand {
                         cors: options.corsPolicy, sessionPrefix: options.sessionPrefixOption,
                         maxRuntimeRules: options.maxRuntimeRules, maxRuntimeRulesPerSession: options.maxRuntimeRulesPerSession),
                     server: ServerConfiguration(
-                        host: options.host, port: UInt16(options.port), threads: options.threads,
+                        host: options.host, port: UInt16(options.port.number ?? 0), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
                         connectionTimeoutSeconds: options.connectionTimeout, eventLoop: options.eventLoop,
@@ -103,8 +103,13 @@ struct Serve: ParsableCommand {
         // HTTPS and the TLS failure catalogue follow, a line each.
         var lines: [(String, Logger.Metadata)] = [("mishap listening on \(url)", ["url": .string(url)])]
         if let listing = mishap.tls {
-            lines.append(("mishap listening on \(listing.url) (pin sha256/\(listing.pin))",
-                          ["url": .string(listing.url), "pin": .string("sha256/" + listing.pin)]))
+            if listing.url == url {
+                // --port off: the first line is the HTTPS one.
+                lines[0] = ("mishap listening on \(url) (pin sha256/\(listing.pin))", ["url": .string(url), "pin": .string("sha256/" + listing.pin)])
+            } else {
+                lines.append(("mishap listening on \(listing.url) (pin sha256/\(listing.pin))",
+                              ["url": .string(listing.url), "pin": .string("sha256/" + listing.pin)]))
+            }
             for failure in listing.failures {
                 lines.append(("mishap TLS failure \(failure.failure.rawValue) at \(failure.url): \(failure.failure.summary)",
                               ["failure": .string(failure.failure.rawValue), "url": .string(failure.url)]))

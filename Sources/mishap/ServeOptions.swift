@@ -13,8 +13,8 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "The address to bind. Loopback by default; 0.0.0.0 opens Mishap to the network.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "The TCP port; 0 picks a free one.")
-    var port: Int = 8080
+    @Option(help: "The TCP port; 0 picks a free one; off serves HTTPS only (with --tls-port).")
+    var port: PortSetting = .number(8080)
 
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
     var portFile: String?
@@ -108,7 +108,12 @@ struct ServeOptions: ParsableArguments {
     var readyDescriptor: Int32?
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        switch port {
+        case .number(let number):
+            guard (0...65535).contains(number) else { throw ValidationError("--port must be from 0 to 65535, or off") }
+        case .off:
+            guard tlsOptions.port != nil else { throw ValidationError("--port off needs --tls-port: there would be nothing to serve") }
+        }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }

@@ -50,14 +50,16 @@ struct TLSServeOptions: ParsableArguments {
     var folder: String { directory ?? CertificateAuthority.defaultDirectory() }
 
     /// What the server needs to serve HTTPS, made now: nil without `--tls-port`. Makes the local
-    /// authority on first use (and says so).
-    func make(host: String, logger: Logger) throws(TLSError) -> TLSOptions? {
+    /// authority on first use (and says so). `replacingPlainHTTP` (`--port off`): HTTPS instead
+    /// of HTTP, not beside it.
+    func make(host: String, replacingPlainHTTP: Bool, logger: Logger) throws(TLSError) -> TLSOptions? {
         guard let port else { return nil }
         let now = WallClock.nowSeconds()
         if let certificate, let key {
             guard let certificateText = FileSystem.readText(certificate) else { throw TLSError("cannot read --tls-cert \(certificate)") }
             guard let keyText = FileSystem.readText(key) else { throw TLSError("cannot read --tls-key \(key)") }
-            return TLSOptions(port: UInt16(port), identity: try TLSIdentity.read(certificatePEM: certificateText, keyPEM: keyText))
+            return TLSOptions(port: UInt16(port), identity: try TLSIdentity.read(certificatePEM: certificateText, keyPEM: keyText),
+                              replacesPlainHTTP: replacingPlainHTTP)
         }
         let (authority, created) = try CertificateAuthority.openOrCreate(directory: folder, now: now)
         if created {
@@ -69,7 +71,7 @@ struct TLSServeOptions: ParsableArguments {
         let identity = try authority.issueServerIdentity(names: certificateNames, now: now)
         let catalogue = noCatalogue ? [] : try TLSCatalogue.make(authority: authority, names: certificateNames, now: now)
         return TLSOptions(port: UInt16(port), identity: identity, caCertificatePath: authority.path(CertificateAuthority.certificateFile),
-                          catalogue: catalogue, cataloguePort: UInt16(cataloguePort))
+                          catalogue: catalogue, cataloguePort: UInt16(cataloguePort), replacesPlainHTTP: replacingPlainHTTP)
     }
 
     /// These options as arguments of `serve` (see `ServeOptions.arguments`).

@@ -241,6 +241,12 @@ class TLSCatalogueTests(unittest.TestCase):
             self.assertEqual(json.loads(response.read())["url"], self.mishap.https)
 
 
+def http_client_errors():
+    """What urllib raises when a TLS server answers plain HTTP with TLS bytes."""
+    import http.client
+    return http.client.HTTPException
+
+
 def spki_pin(der):
     """sha256/ and the Base64 SHA-256 of a DER certificate's SubjectPublicKeyInfo, with openssl."""
     if not shutil.which("openssl"):
@@ -320,6 +326,35 @@ class CertificateAuthorityTests(unittest.TestCase):
             result = self.run_mishap("serve", "--port", "0", *arguments)
             self.assertEqual(result.returncode, 64, arguments)
             self.assertIn(words, result.stderr)
+        for arguments, words in (
+            (["--port", "off"], "--port off needs --tls-port"),
+            (["--port", "eighty"], "The value 'eighty' is invalid for '--port <port>'"),
+        ):
+            result = self.run_mishap("serve", *arguments)
+            self.assertEqual(result.returncode, 64, arguments)
+            self.assertIn(words, result.stderr)
+
+    def test_port_off_serves_https_only(self):
+        process = subprocess.Popen([MISHAP, "serve", "--port", "off", "--tls-port", "0", "--tls-dir", self.folder,
+                                    "--no-tls-catalogue", "--scenarios", os.path.join(REPO, "scenarios"), "--log-level", "warning"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            first = process.stdout.readline()
+            match = re.match(r"mishap listening on (https://\S+) \(pin (sha256/\S+)\)$", first.strip())
+            self.assertIsNotNone(match, first)
+            ca = os.path.join(self.folder, "ca.pem")
+            status, body, _ = get(match.group(1) + "/isUserNameAvailable?userName=someone", ca)
+            self.assertEqual(status, 200)
+            status, body, _ = get(match.group(1) + "/__mishap/tls", ca)
+            self.assertEqual(json.loads(body)["url"], match.group(1))
+            # Nothing answers plain HTTP on that port.
+            port = urllib.parse.urlparse(match.group(1)).port
+            with self.assertRaises((urllib.error.URLError, ConnectionError, http_client_errors())):
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/isUserNameAvailable?userName=someone", timeout=5).read()
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+            process.stdout.close()
 
     def test_own_certificate_and_key(self):
         self.assertEqual(self.run_mishap("tls", "init", "--dir", self.folder).returncode, 0)
