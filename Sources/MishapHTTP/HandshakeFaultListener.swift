@@ -75,6 +75,8 @@ public final class HandshakeFaultListener: @unchecked Sendable {
         var since: Int64
     }
 
+    /// The listener's thread: one poll over the wake pipe, the listening socket and every
+    /// connection held, until `stop` writes to the pipe.
     private func serve() {
         var held: [Held] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)

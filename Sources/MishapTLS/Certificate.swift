@@ -14,6 +14,7 @@ public final class Certificate: @unchecked Sendable {
         gnutls_x509_crt_deinit(certificate)
     }
 
+    /// A certificate with nothing in it yet, to fill in or read into.
     private static func empty() throws(TLSError) -> Certificate {
         var certificate: gnutls_x509_crt_t?
         try TLSError.check(gnutls_x509_crt_init(&certificate), "preparing a certificate")

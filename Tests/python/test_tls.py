@@ -8,6 +8,7 @@ Tests/python -v); MISHAP_BIN names another binary.
 """
 
 import base64
+import http.client
 import json
 import os
 import re
@@ -243,8 +244,75 @@ class TLSCatalogueTests(unittest.TestCase):
 
 def http_client_errors():
     """What urllib raises when a TLS server answers plain HTTP with TLS bytes."""
-    import http.client
     return http.client.HTTPException
+
+
+class OverTLSTests(unittest.TestCase):
+    """Faults, delays, hangs, cycles and sessions over HTTPS behave as over HTTP."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="mishap-tls-")
+        cls.mishap = SecureMishap(os.path.join(cls.folder, "ca"), "--no-tls-catalogue")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.mishap.stop()
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def fetch(self, base, user, session=None, timeout=10):
+        """(status, body) of GET /isUserNameAvailable over `base` with http.client, or raises."""
+        parts = urllib.parse.urlparse(base)
+        if parts.scheme == "https":
+            context = ssl.create_default_context(cafile=self.mishap.ca)
+            connection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=context)
+        else:
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        headers = {"X-Mishap-Session": session} if session else {}
+        try:
+            connection.request("GET", f"/isUserNameAvailable?userName={user}", headers=headers)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def test_a_delay_is_kept(self):
+        started = time.monotonic()
+        status, body = self.fetch(self.mishap.https, "slowpoke")
+        self.assertEqual(status, 200)
+        self.assertGreaterEqual(time.monotonic() - started, 1.45)
+
+    def test_a_hang_never_answers(self):
+        with self.assertRaises((TimeoutError, socket.timeout)):
+            self.fetch(self.mishap.https, "timeout", timeout=1)
+
+    def test_a_reset_is_a_reset(self):
+        with self.assertRaises(ConnectionResetError):
+            self.fetch(self.mishap.https, "reset")
+
+    def test_a_dropped_connection_has_no_answer(self):
+        with self.assertRaises((http.client.RemoteDisconnected, ssl.SSLError, ConnectionResetError)):
+            self.fetch(self.mishap.https, "dropped")
+
+    def test_a_truncated_body_is_incomplete(self):
+        with self.assertRaises(http.client.IncompleteRead):
+            self.fetch(self.mishap.https, "truncated")
+
+    def test_cycles_and_sessions_run_as_over_http(self):
+        over_https = [self.fetch(self.mishap.https, "maintenance", session="tls-cycle")[0] for _ in range(4)]
+        over_http = [self.fetch(self.mishap.url, "maintenance", session="http-cycle")[0] for _ in range(4)]
+        self.assertEqual(over_https, over_http)
+        self.assertIn(500, over_https)
+        # The journal saw the HTTPS session's requests, as any others.
+        with urllib.request.urlopen(self.mishap.url + "/__mishap/requests/count?session=tls-cycle", timeout=10) as response:
+            self.assertEqual(json.loads(response.read())["count"], 4)
+        # And the Retry-After check: the second request came straight after a 500 asking for 17 s.
+        status, body, _ = get(self.mishap.https + "/__mishap/retries?session=tls-cycle", self.mishap.ca)
+        retries = json.loads(body)
+        self.assertEqual(status, 200)
+        self.assertGreaterEqual(retries["violations"], 1)
+        self.assertEqual(retries["retries"][0]["retryAfter"], "17")
+        self.assertFalse(retries["retries"][0]["honoured"])
 
 
 def spki_pin(der):
