@@ -61,8 +61,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// The base URL clients use, e.g. `http://127.0.0.1:8080`.
     public var url: String? {
         guard let port else { return nil }
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
+        return Self.url(scheme: configuration.tls == nil ? "http" : "https", host: configuration.host, port: port)
+    }
+
+    /// The URL of `host:port`, an IPv6 address in brackets.
+    public static func url(scheme: String, host: String, port: UInt16) -> String {
+        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// Whether this libmicrohttpd can wait with epoll (built for Linux).

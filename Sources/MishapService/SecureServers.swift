@@ -63,7 +63,7 @@ final class SecureServers: Sendable {
                                                               behaviour: personality.isReset ? .resetAfterHello : .stall)
                     listeners.append(listener)
                     bound = listener.port
-                    url = "https://\(server.host.contains(":") ? "[\(server.host)]" : server.host):\(bound)"
+                    url = HTTPServer.url(scheme: "https", host: server.host, port: bound)
                 }
                 failures.append(TLSListing.Failure(failure: failure, url: url, port: bound))
             }

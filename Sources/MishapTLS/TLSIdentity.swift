@@ -22,10 +22,15 @@ public struct TLSIdentity: Sendable {
     }
 
     /// An identity read from the user's own PEM files' texts (`--tls-cert`, `--tls-key`):
-    /// checked to be a certificate and a key.
+    /// checked to be a certificate and its key.
     public static func read(certificatePEM: String, keyPEM: String) throws(TLSError) -> TLSIdentity {
-        _ = try Certificate.read(pem: certificatePEM)
+        let certificate = try Certificate.read(pem: certificatePEM)
         let key = try PrivateKey.read(pem: keyPEM)
-        return TLSIdentity(certificateChainPEM: certificatePEM, privateKeyPEM: keyPEM, pin: try key.spkiPin())
+        let pin = try key.spkiPin()
+        // Caught here, where it can be said plainly: GnuTLS would only fail to start TLS.
+        guard try certificate.spkiPin() == pin else {
+            throw TLSError("the key is not the certificate's (the first certificate of the file is for another key)")
+        }
+        return TLSIdentity(certificateChainPEM: certificatePEM, privateKeyPEM: keyPEM, pin: pin)
     }
 }

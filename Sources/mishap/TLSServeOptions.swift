@@ -56,10 +56,21 @@ struct TLSServeOptions: ParsableArguments {
         guard let port else { return nil }
         let now = WallClock.nowSeconds()
         if let certificate, let key {
+            // Said, not refused: `start` hands every option over, and these are harmless here.
+            let unused = [("--tls-dir", directory != nil), ("--tls-name", !names.isEmpty), ("--tls-catalogue-port", cataloguePort != 0)]
+                .filter(\.1).map(\.0)
+            if !unused.isEmpty {
+                logger.warning("\(unused.joined(separator: ", ")) ignored with --tls-cert: they apply to certificates from the local authority, and the catalogue is off")
+            }
             guard let certificateText = FileSystem.readText(certificate) else { throw TLSError("cannot read --tls-cert \(certificate)") }
             guard let keyText = FileSystem.readText(key) else { throw TLSError("cannot read --tls-key \(key)") }
-            return TLSOptions(port: UInt16(port), identity: try TLSIdentity.read(certificatePEM: certificateText, keyPEM: keyText),
-                              replacesPlainHTTP: replacingPlainHTTP)
+            let identity: TLSIdentity
+            do throws(TLSError) {
+                identity = try TLSIdentity.read(certificatePEM: certificateText, keyPEM: keyText)
+            } catch {
+                throw TLSError("--tls-cert \(certificate), --tls-key \(key): \(error)")
+            }
+            return TLSOptions(port: UInt16(port), identity: identity, replacesPlainHTTP: replacingPlainHTTP)
         }
         let (authority, created) = try CertificateAuthority.openOrCreate(directory: folder, now: now)
         if created {

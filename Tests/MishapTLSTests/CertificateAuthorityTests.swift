@@ -85,6 +85,17 @@ import Testing
         }
     }
 
+    @Test func anOwnCertificateMustBeForItsKey() throws {
+        let folder = try TemporaryFolder()
+        let authority = try CertificateAuthority.create(directory: folder.path + "/ca", now: now)
+        let certificate = try authority.certificate.pem()
+        let identity = try TLSIdentity.read(certificatePEM: certificate, keyPEM: try authority.key.pem())
+        #expect(identity.pin == (try authority.key.spkiPin()))
+        #expect(throws: TLSError.self) {
+            try TLSIdentity.read(certificatePEM: certificate, keyPEM: try authority.serverKey.pem())
+        }
+    }
+
     @Test func theKeyIsNeverInTheSettingsDescription() throws {
         let key = try PrivateKey.generate()
         let pem = try key.pem()

@@ -402,6 +402,33 @@ class CertificateAuthorityTests(unittest.TestCase):
             self.assertEqual(result.returncode, 64, arguments)
             self.assertIn(words, result.stderr)
 
+    def test_a_wrong_certificate_or_key_is_a_clear_error(self):
+        self.assertEqual(self.run_mishap("tls", "init", "--dir", self.folder).returncode, 0)
+        ca, ca_key, key = (os.path.join(self.folder, name) for name in ("ca.pem", "ca-key.pem", "server-key.pem"))
+        junk = os.path.join(self.folder, "junk.pem")
+        with open(junk, "w") as file:
+            file.write("not a certificate\n")
+        for certificate, private_key, words in (
+            (ca, key, "the key is not the certificate's"),
+            (junk, key, "reading the certificate"),
+            (ca, junk, "reading the private key"),
+            (os.path.join(self.folder, "missing.pem"), key, "cannot read --tls-cert"),
+        ):
+            result = self.run_mishap("serve", "--port", "0", "--tls-port", "0", "--tls-cert", certificate,
+                                     "--tls-key", private_key, "--scenarios", os.path.join(REPO, "scenarios"))
+            self.assertEqual(result.returncode, 1, words)
+            self.assertIn(words, result.stderr)
+            self.assertNotIn("listening", result.stdout)
+        # A broken authority folder names the folder and the file's problem.
+        with open(ca, "w") as file:
+            file.write("not a certificate\n")
+        result = self.run_mishap("serve", "--port", "0", "--tls-port", "0", "--tls-dir", self.folder,
+                                 "--scenarios", os.path.join(REPO, "scenarios"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(f"{self.folder}: reading the certificate", result.stderr)
+        with open(ca_key) as file:
+            self.assertNotIn(file.read().splitlines()[1], result.stderr)
+
     def test_port_off_serves_https_only(self):
         process = subprocess.Popen([MISHAP, "serve", "--port", "off", "--tls-port", "0", "--tls-dir", self.folder,
                                     "--no-tls-catalogue", "--scenarios", os.path.join(REPO, "scenarios"), "--log-level", "warning"],
