@@ -40,7 +40,8 @@ public struct Endpoint: Sendable {
         var headers: [Field] = []
         if var refusal = quota.take(&context, headers: &headers) {
             refusal.endpoint = name
-            return refusal.fittingResponseHead(room: context.request.responseHeaderRoom)
+            refusal.fitResponseHead(room: context.request.responseHeaderRoom)
+            return refusal
         }
         return chooseRule(&context, forcing: forced, random: random).map { $0.adding(headers, room: context.request.responseHeaderRoom) }
     }
@@ -80,21 +81,27 @@ public struct Endpoint: Sendable {
 
     /// The rule's response for this request, or nil when its cycle step passes.
     private func apply(_ rule: Rule, _ context: inout MatchContext, _ random: RandomSource) -> ResponsePlan? {
-        let template: ResponseTemplate
         switch rule.action {
-        case .respond(let response):
-            template = response
+        case .respond(let template):
+            return answer(rule, template, &context, random)
         case .cycle(let steps, let counter):
-            guard case .respond(let response) = steps[counter.next(length: steps.count, session: context.session, limit: context.maxSessions)] else {
+            guard case .respond(let template) = steps[counter.next(length: steps.count, session: context.session, limit: context.maxSessions)] else {
                 return nil
             }
-            template = response
+            return answer(rule, template, &context, random)
         }
+    }
+
+    /// The answer of `rule` with `template` (its own, or its cycle's step): the quota's 429,
+    /// or the template's plan with the rule's state changes.
+    private func answer(_ rule: Rule, _ template: borrowing ResponseTemplate, _ context: inout MatchContext,
+                        _ random: RandomSource) -> ResponsePlan? {
         var headers: [Field] = []
         if let quota = rule.quota, var refusal = quota.take(&context, headers: &headers) {
             refusal.endpoint = name
             refusal.rule = rule.name
-            return refusal.fittingResponseHead(room: context.request.responseHeaderRoom)
+            refusal.fitResponseHead(room: context.request.responseHeaderRoom)
+            return refusal
         }
         let changes = rule.effects.isEmpty ? [] : rule.effects.apply(&context)
         var plan = template.plan(context: &context, random: random)
@@ -113,6 +120,7 @@ extension ResponsePlan {
         var plan = self
         plan.prepared = nil
         plan.headers += headers
-        return plan.fittingResponseHead(room: room)
+        plan.fitResponseHead(room: room)
+        return plan
     }
 }

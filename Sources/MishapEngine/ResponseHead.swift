@@ -39,10 +39,22 @@ extension ResponsePlan {
     /// response fits the limit, checked once when its template is made: it is checked again only
     /// when a request leaves less room.)
     public func fittingResponseHead(room: Int = ResponseHead.maximumHeaderBytes) -> ResponsePlan {
+        headRefusal(room: room) ?? self
+    }
+
+    /// The same in place: the plan becomes that 500 when its headers do not fit. (Kept apart
+    /// from `fittingResponseHead` for the request path: a plan that fits, nearly always, is
+    /// then not copied.)
+    public mutating func fitResponseHead(room: Int = ResponseHead.maximumHeaderBytes) {
+        if let refusal = headRefusal(room: room) { self = refusal }
+    }
+
+    /// The 500 that replaces this plan when its headers do not fit `room`, or nil when they do.
+    func headRefusal(room: Int) -> ResponsePlan? {
         let room = min(room, ResponseHead.maximumHeaderBytes)
-        guard sendsHead, prepared == nil || room < ResponseHead.maximumHeaderBytes else { return self }
+        guard sendsHead, prepared == nil || room < ResponseHead.maximumHeaderBytes else { return nil }
         let bytes = ResponseHead.headerBytes(headers)
-        guard bytes > room else { return self }
+        guard bytes > room else { return nil }
         let beside = room < ResponseHead.maximumHeaderBytes
         var refusal = ResponsePlan.error(500, reason: beside
             ? "Mishap cannot send this response: its headers take \(bytes) bytes, and only \(room) fit beside this request"

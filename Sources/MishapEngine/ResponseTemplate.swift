@@ -64,7 +64,8 @@ public struct ResponseTemplate: Sendable {
             var plan = prepared.plan
             plan.prepared = prepared
             let room = context.request.responseHeaderRoom
-            return room < ResponseHead.maximumHeaderBytes ? plan.fittingResponseHead(room: room) : plan
+            if room < ResponseHead.maximumHeaderBytes { plan.fitResponseHead(room: room) }
+            return plan
         }
         var fields: [Field]
         if let staticHeaders {
@@ -80,10 +81,12 @@ public struct ResponseTemplate: Sendable {
         if fault == .garbage && bytes.isEmpty {
             bytes = Self.garbage(random)
         }
-        return ResponsePlan(
+        var plan = ResponsePlan(
             status: status, headers: fields, body: bytes,
             delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault
-        ).fittingResponseHead(room: context.request.responseHeaderRoom)
+        )
+        plan.fitResponseHead(room: context.request.responseHeaderRoom)
+        return plan
     }
 
     /// Random bytes that no HTTP parser accepts as a status line.

@@ -14,8 +14,16 @@ public struct CompletedRequest: Sendable {
     /// The fault carried out instead of an answer, if any.
     public var fault: Fault?
     /// From the request's headers arriving to the server being done with it (delays and
-    /// dribbles included).
-    public var duration: Duration
+    /// dribbles included), in nanoseconds.
+    public var durationNanoseconds: Int64
+    /// The same, as a `Duration`.
+    public var duration: Duration {
+        get { .nanoseconds(durationNanoseconds) }
+        set { durationNanoseconds = newValue.nanosecondsRoundedDown }
+    }
+    /// The duration in whole hundredths of a millisecond, rounded down: the request log's
+    /// resolution (`durationMs=0.12`).
+    public var durationHundredthsOfMillisecond: Int { Int(durationNanoseconds / 10_000) }
     /// False when the request ended early: the client left, a timeout, or the server stopped.
     public var completedNormally: Bool
     /// The plan's remark for the log line (why no rule answered), if any.
@@ -23,14 +31,27 @@ public struct CompletedRequest: Sendable {
 
     public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
                 duration: Duration, completedNormally: Bool, note: String? = nil) {
+        self.init(method: method, path: path, status: status, rule: rule, endpoint: endpoint, fault: fault,
+                  durationNanoseconds: duration.nanosecondsRoundedDown, completedNormally: completedNormally, note: note)
+    }
+
+    public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
+                durationNanoseconds: Int64, completedNormally: Bool, note: String? = nil) {
         self.method = method
         self.path = path
         self.status = status
         self.rule = rule
         self.endpoint = endpoint
         self.fault = fault
-        self.duration = duration
+        self.durationNanoseconds = durationNanoseconds
         self.completedNormally = completedNormally
         self.note = note
+    }
+}
+
+extension Duration {
+    /// The whole nanoseconds of a duration (rounded toward zero).
+    var nanosecondsRoundedDown: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 }

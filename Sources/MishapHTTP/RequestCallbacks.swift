@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
 import MishapEngine
+import MishapSupport
 
 // The C callbacks libmicrohttpd calls for each request, on its worker threads: the access
 // handler, the completed callback and the iterator over headers and query arguments. They are
@@ -42,15 +43,18 @@ func handleAccess(
         let pathHasEncodedNul = requestContext.pointee == encodedNulMarker
         requestContext.pointee = nil
         if server.observer != nil {
-            requestState(requestContext).record = RequestState.Record(started: .now)
+            let state = requestState(requestContext)
+            state.observed = true
+            state.record.started = MonotonicClock.nanoseconds()
         } else {
             requestContext.pointee = firstCallMarker
         }
         guard let refusal = RequestHeadChecks.refusal(on: connection, version: version, pathHasEncodedNul: pathHasEncodedNul,
                                                       maxBodyBytes: server.configuration.maxBodyBytes) else { return .YES }
         if server.observer != nil {
-            requestState(requestContext).record?.note(method: method, url: url, plan: refusal)
-            if pathHasEncodedNul { requestState(requestContext).record?.path += "%00" }
+            let state = requestState(requestContext)
+            state.record.note(method: method, url: url, plan: refusal)
+            if pathHasEncodedNul { state.record.path += "%00" }
         }
         return server.queue(refusal, on: connection)
     }
@@ -89,7 +93,7 @@ func handleAccess(
         }
         if state.bodyTooLarge {
             let plan = ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes)
-            state.record?.note(method: method, url: url, plan: plan)
+            if state.observed { state.record.note(method: method, url: url, plan: plan) }
             return server.queue(plan, on: connection)
         }
         body = state.body
@@ -100,7 +104,10 @@ func handleAccess(
     let headerBytes = headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
     if headerBytes > limit {
         let plan = ResponsePlan.headersTooLarge(limit: limit)
-        if stored != firstCallMarker { requestState(requestContext).record?.note(method: method, url: url, plan: plan) }
+        if stored != firstCallMarker {
+            let state = requestState(requestContext)
+            if state.observed { state.record.note(method: method, url: url, plan: plan) }
+        }
         return server.queue(plan, on: connection)
     }
     var request = Request(
@@ -120,14 +127,11 @@ func handleAccess(
             headBytes: mishap_connection_head_size(connection), fields: fields)
     }
     // A head over the limit would not fit the connection's memory: answered 500 instead.
-    let plan = server.responder.respond(to: request).fittingResponseHead(room: request.responseHeaderRoom)
+    var plan = server.responder.respond(to: request)
+    plan.fitResponseHead(room: request.responseHeaderRoom)
     if stored != firstCallMarker {
         let state = requestState(requestContext)
-        if state.record != nil {
-            state.record!.method = request.method
-            state.record!.path = request.path
-            state.record!.note(plan: plan)
-        }
+        if state.observed { state.record.note(method: request.method, path: request.path, plan: plan) }
     }
     if plan.hang || plan.delayMilliseconds > 0 {
         requestState(requestContext).waitingPlan = plan
@@ -169,13 +173,13 @@ func handleCompleted(
     if server.headDeadline != nil, let connection { HeadDeadline.advance(connection) }
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
-        if let record = state.record, let observer = server.observer {
+        if state.observed, let observer = server.observer {
             observer.completed(CompletedRequest(
-                method: record.method, path: record.path,
-                status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? record.status : nil,
-                rule: record.rule, endpoint: record.endpoint, fault: record.fault,
-                duration: .now - record.started,
-                completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK, note: record.remark))
+                method: state.record.method, path: state.record.path,
+                status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? state.record.status : nil,
+                rule: state.record.rule, endpoint: state.record.endpoint, fault: state.record.fault,
+                durationNanoseconds: MonotonicClock.nanoseconds() - state.record.started,
+                completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK, note: state.record.remark))
         }
     }
     server.requestEnded()

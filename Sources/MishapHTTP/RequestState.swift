@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapSupport
 
 /// What a request collects between the calls libmicrohttpd makes for it. Kept in the request's
 /// context pointer: retained there by the first call that needs it (`handleAccess`), released
@@ -10,12 +11,18 @@ final class RequestState {
     var bodyTooLarge = false
     /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
     var waitingPlan: ResponsePlan?
-    /// What the observer is told at the end (kept only when the server has an observer).
-    var record: Record?
+    /// True when the server has an observer, which is told `record` at the end.
+    var observed = false
+    /// What the observer is told at the end (filled in only when `observed`). Not optional, so
+    /// that its fields are set in place rather than through copies of an optional struct.
+    /// Only the worker thread serving the request touches it (libmicrohttpd calls a request's
+    /// callbacks on one thread, one at a time), so the runtime's exclusivity checks are left out.
+    @exclusivity(unchecked) var record = Record()
 
     /// What the observer needs of a request.
     struct Record {
-        let started: ContinuousClock.Instant
+        /// `MonotonicClock.nanoseconds()` when the request's headers arrived.
+        var started: Int64 = 0
         var method = ""
         var path = ""
         var status: Int?
@@ -31,6 +38,13 @@ extension RequestState.Record {
     mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
         self.method = String(cString: method)
         self.path = RequestTarget.path(url)
+        note(plan: plan)
+    }
+
+    /// Notes the request's method and path and how the plan answers.
+    mutating func note(method: String, path: String, plan: ResponsePlan) {
+        self.method = method
+        self.path = path
         note(plan: plan)
     }
 

@@ -7,6 +7,8 @@ import MishapSupport
 /// unless an admin token is set: then every call must present it, from anywhere.
 struct AdminAPI: Sendable {
     static let prefix = "/__mishap/"
+    /// The same, for the byte comparison every request's path gets.
+    static let prefixBytes: StaticString = "/__mishap/"
     let service: MishapService
 
     private struct Route: Sendable {

@@ -167,20 +167,27 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     // MARK: Answering
 
     public func respond(to original: Request) -> ResponsePlan {
-        if options.admin && original.path.utf8.starts(with: AdminAPI.prefix.utf8) {
+        if options.admin && original.path.hasUTF8Prefix(AdminAPI.prefixBytes) {
             return AdminAPI(service: self).respond(to: original)
         }
-        var request = original
         if let prefix = options.sessionPrefix {
             switch SessionPath.rewrite(original, prefix: prefix, sessionHeader: options.engine.sessionHeader) {
-            case .some(.some(let rewritten)): request = rewritten
+            case .some(.some(let rewritten)): return respond(toRewritten: rewritten)
             case .some(.none): break
             case .none:
-                return record(request, .error(404, reason: "\(prefix)/ takes a session id and a path: \(prefix)/ID/PATH"))
+                return record(original, .error(404, reason: "\(prefix)/ takes a session id and a path: \(prefix)/ID/PATH"))
             }
         }
+        return respond(toRewritten: original)
+    }
+
+    /// The answer to a request whose session prefix is taken care of (the request as sent,
+    /// or with its prefix made a session header), recorded.
+    private func respond(toRewritten request: Request) -> ResponsePlan {
         guard let cors = options.cors, let origin = request.headerValue("Origin") else {
-            return record(request, engine.respond(to: request))
+            var plan = engine.respond(to: request)
+            note(request, &plan)
+            return plan
         }
         let engine = self.engine
         if let preflight = cors.preflight(request, methods: engine.methods(forPath: request.path)) {
@@ -193,9 +200,17 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// returns it.
     private func record(_ request: Request, _ plan: ResponsePlan) -> ResponsePlan {
         var plan = plan
+        note(request, &plan)
+        return plan
+    }
+
+    /// The same in place (no copy of the plan, on the path of every request): notes `plan` in
+    /// the journal and the Retry-After check, and gives an unmatched request's plan its
+    /// near-miss remark for the log.
+    private func note(_ request: Request, _ plan: inout ResponsePlan) {
         let wantsJournal = journal.capacity > 0
         let isUnmatched = plan.endpoint == nil && plan.status == 404 && plan.fault == nil
-        guard wantsJournal || plan.endpoint != nil || isUnmatched else { return plan }
+        guard wantsJournal || plan.endpoint != nil || isUnmatched else { return }
         let now = WallClock.nowMilliseconds()
         let session = request.headerValue(options.engine.sessionHeader)
         var nearMisses: [NearMiss] = []
@@ -219,7 +234,6 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         if let endpoint = plan.endpoint {
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)
         }
-        return plan
     }
 
     /// Returns once every request line logged so far is written.
@@ -229,16 +243,15 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
 
     public func completed(_ request: CompletedRequest) {
         guard options.logRequests, logger.logLevel <= .info else { return }
-        if let requestLines {
-            requestLines.logRequest(request)
+        if requestLines != nil {
+            // Through the optional rather than `if let`, which would copy the handler.
+            requestLines?.logRequest(request)
             return
         }
-        let milliseconds = Double(request.duration.components.attoseconds / 1_000_000_000_000) / 1000
-            + Double(request.duration.components.seconds) * 1000
         var metadata: Logger.Metadata = [
             "method": .string(request.method),
             "path": .string(request.path),
-            "durationMs": .stringConvertible(Double(Int(milliseconds * 100)) / 100),
+            "durationMs": .stringConvertible(Double(request.durationHundredthsOfMillisecond) / 100),
         ]
         if let status = request.status {
             metadata["status"] = .stringConvertible(status)

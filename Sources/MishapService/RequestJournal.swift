@@ -102,15 +102,18 @@ public final class RequestJournal: Sendable {
     @discardableResult
     func record(_ entry: consuming JournalEntry) -> UInt64 {
         guard capacity > 0 else { return 0 }
-        var entry = entry
+        // Swapped into its slot rather than assigned: the entry is not copied, and the one it
+        // replaces is freed after the lock is let go.
         if entry.body.count > bodyLimit { entry.body = Array(entry.body.prefix(bodyLimit)) }
+        var slot: JournalEntry? = .some(entry)
         return ring.withLock { ring in
-            entry.id = ring.nextID
+            let id = ring.nextID
+            slot!.id = id
             ring.nextID += 1
             if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
-            ring.entries[ring.next] = entry
+            swap(&ring.entries[ring.next], &slot)
             ring.next = (ring.next + 1) % capacity
-            return entry.id
+            return id
         }
     }
 

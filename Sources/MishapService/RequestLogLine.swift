@@ -11,32 +11,32 @@ import MishapSupport
 enum RequestLogLine {
     static func append(_ request: CompletedRequest, format: LineLogHandler.Format, label: String,
                        time: Int64, timestamps: inout TimestampCache, to out: inout [UInt8]) {
-        let hundredths = durationHundredths(request.duration)
+        let hundredths = request.durationHundredthsOfMillisecond
         switch format {
         case .text:
             timestamps.append(milliseconds: time, to: &out)
-            out.append(contentsOf: " info ".utf8)
-            out.append(contentsOf: request.method.utf8)
+            appendStatic(" info ", to: &out)
+            appendUTF8(request.method, to: &out)
             out.append(UInt8(ascii: " "))
-            out.append(contentsOf: request.path.utf8)
+            appendUTF8(request.path, to: &out)
             if let status = request.status {
-                out.append(contentsOf: " status=".utf8)
+                appendStatic(" status=", to: &out)
                 appendDecimal(status, to: &out)
             } else if let fault = request.fault {
                 textPair("fault", fault.rawValue, to: &out)
             }
             if let rule = request.rule { textPair("rule", rule, to: &out) }
             if let endpoint = request.endpoint { textPair("endpoint", endpoint, to: &out) }
-            out.append(contentsOf: " durationMs=".utf8)
+            appendStatic(" durationMs=", to: &out)
             appendHundredths(hundredths, to: &out)
-            if !request.completedNormally { out.append(contentsOf: " closedEarly=true".utf8) }
+            if !request.completedNormally { appendStatic(" closedEarly=true", to: &out) }
             if let note = request.note { textPair("unmatched", note, to: &out) }
         case .json:
-            out.append(contentsOf: #"{"time":""#.utf8)
+            appendStatic(#"{"time":""#, to: &out)
             timestamps.append(milliseconds: time, to: &out)
-            out.append(contentsOf: #"","level":"info","label":""#.utf8)
+            appendStatic(#"","level":"info","label":""#, to: &out)
             JSONEscaping.appendEscaped(label, to: &out)
-            out.append(contentsOf: #"","message":""#.utf8)
+            appendStatic(#"","message":""#, to: &out)
             JSONEscaping.appendEscaped(request.method, to: &out)
             out.append(UInt8(ascii: " "))
             JSONEscaping.appendEscaped(request.path, to: &out)
@@ -44,27 +44,20 @@ enum RequestLogLine {
             jsonPair("method", request.method, to: &out)
             jsonPair("path", request.path, to: &out)
             if let status = request.status {
-                out.append(contentsOf: #","status":"#.utf8)
+                appendStatic(#","status":"#, to: &out)
                 appendDecimal(status, to: &out)
             } else if let fault = request.fault {
                 jsonPair("fault", fault.rawValue, to: &out)
             }
             if let rule = request.rule { jsonPair("rule", rule, to: &out) }
             if let endpoint = request.endpoint { jsonPair("endpoint", endpoint, to: &out) }
-            out.append(contentsOf: #","durationMs":"#.utf8)
+            appendStatic(#","durationMs":"#, to: &out)
             appendHundredths(hundredths, to: &out)
-            if !request.completedNormally { out.append(contentsOf: #","closedEarly":true"#.utf8) }
+            if !request.completedNormally { appendStatic(#","closedEarly":true"#, to: &out) }
             if let note = request.note { jsonPair("unmatched", note, to: &out) }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "\n"))
-    }
-
-    /// The duration in whole hundredths of a millisecond, rounded down (the log's resolution).
-    static func durationHundredths(_ duration: Duration) -> Int {
-        let milliseconds = Double(duration.components.attoseconds / 1_000_000_000_000) / 1000
-            + Double(duration.components.seconds) * 1000
-        return Int(milliseconds * 100)
     }
 
     /// `hundredths / 100` as Swift prints that `Double`: `0.05`, `0.5`, `1.0`, `12.34`.
@@ -90,22 +83,44 @@ enum RequestLogLine {
         out.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
+    /// The string's bytes, copied at once from its contiguous storage (`append(contentsOf:
+    /// string.utf8)` goes through the string's generic copying path, several times slower for
+    /// the few dozen bytes of a log field).
+    static func appendUTF8(_ string: String, to out: inout [UInt8]) {
+        withUTF8(of: string) { out.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with the string's UTF-8 bytes: its own storage when contiguous (native
+    /// strings always are), without copying the string as `withUTF8` (mutating) would.
+    static func withUTF8(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if string.utf8.withContiguousStorageIfAvailable(body) == nil {
+            Array(string.utf8).withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// A literal's bytes.
+    static func appendStatic(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// ` key=value`, the value in quotes when it is empty or holds a space, as `LineLogHandler` writes it.
     private static func textPair(_ key: StaticString, _ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: " "))
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
         out.append(UInt8(ascii: "="))
-        let quoted = value.isEmpty || value.utf8.contains(UInt8(ascii: " "))
-        if quoted { out.append(UInt8(ascii: "\"")) }
-        out.append(contentsOf: value.utf8)
-        if quoted { out.append(UInt8(ascii: "\"")) }
+        withUTF8(of: value) { bytes in
+            let quoted = bytes.isEmpty || memchr(bytes.baseAddress!, Int32(UInt8(ascii: " ")), bytes.count) != nil
+            if quoted { out.append(UInt8(ascii: "\"")) }
+            out.append(contentsOf: bytes)
+            if quoted { out.append(UInt8(ascii: "\"")) }
+        }
     }
 
     /// `,"key":"value"`.
     private static func jsonPair(_ key: StaticString, _ value: String, to out: inout [UInt8]) {
-        out.append(contentsOf: #",""#.utf8)
+        appendStatic(#",""#, to: &out)
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        out.append(contentsOf: #"":""#.utf8)
+        appendStatic(#"":""#, to: &out)
         JSONEscaping.appendEscaped(value, to: &out)
         out.append(UInt8(ascii: "\""))
     }

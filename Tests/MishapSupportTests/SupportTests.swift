@@ -22,9 +22,59 @@ import Testing
         #expect(parsed == text)
     }
 
+    /// The escaper copies runs of plain bytes at once: against a scalar-by-scalar reference, on
+    /// seeded random texts mixing plain ASCII, every escaped byte, U+2028/U+2029 and their
+    /// neighbours starting with the same byte (E2), at the start, the end and next to each other.
+    @Test func matchesAScalarByScalarReferenceOnRandomTexts() {
+        func reference(_ text: String) -> String {
+            var out = ""
+            for scalar in text.unicodeScalars {
+                switch scalar.value {
+                case 0x22: out += "\\\""
+                case 0x5C: out += "\\\\"
+                case 0x0A: out += "\\n"
+                case 0x0D: out += "\\r"
+                case 0x09: out += "\\t"
+                case 0x00..<0x20, 0x7F:
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                case 0x2028: out += "\\u2028"
+                case 0x2029: out += "\\u2029"
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
+        }
+        let pieces = ["a", "bc", "plain text ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}",
+                      "\u{2028}", "\u{2029}", "\u{2027}", "\u{202A}", "\u{2080}", "€", "é", "😀", "→"]
+        var random = SeededRandom(seed: 0x7E5C)
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            var out: [UInt8] = []
+            JSONEscaping.appendEscaped(text, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == reference(text), "\(Array(text.unicodeScalars))")
+        }
+    }
+
     @Test func errorBodyIsTheJSONObjectEveryErrorSends() throws {
         let body = ErrorBody.json(reason: "no \"rule\"\nhere")
         #expect(String(decoding: body, as: UTF8.self) == #"{"error":true,"reason":"no \"rule\"\nhere"}"#)
+    }
+}
+
+@Suite struct StringBytesTests {
+    /// Bytes, not characters: a combining mark after the prefix's last slash makes another
+    /// character of it, so `hasPrefix` says no where the bytes say yes.
+    @Test func hasUTF8PrefixComparesBytes() {
+        #expect("/__mishap/health".hasUTF8Prefix("/__mishap/"))
+        #expect("/__mishap/".hasUTF8Prefix("/__mishap/"))
+        #expect(!"/__mishap".hasUTF8Prefix("/__mishap/"))
+        #expect(!"/__mishaq/health".hasUTF8Prefix("/__mishap/"))
+        #expect(!"".hasUTF8Prefix("/"))
+        #expect("anything".hasUTF8Prefix(""))
+        let combining = "/__mishap/\u{301}health"
+        #expect(combining.hasUTF8Prefix("/__mishap/"))
+        #expect(!combining.hasPrefix("/__mishap/"))
     }
 }
 
