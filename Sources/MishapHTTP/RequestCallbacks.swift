@@ -42,16 +42,14 @@ func handleAccess(
         if server.headDeadline != nil { HeadDeadline.advance(connection) }
         let pathHasEncodedNul = requestContext.pointee == encodedNulMarker
         requestContext.pointee = nil
-        if server.observer != nil {
-            let state = requestState(requestContext)
-            state.observed = true
-            state.record.started = MonotonicClock.nanoseconds()
+        if server.isObserved {
+            requestState(requestContext).record.started = MonotonicClock.nanoseconds()
         } else {
             requestContext.pointee = firstCallMarker
         }
         guard let refusal = RequestHeadChecks.refusal(on: connection, version: version, pathHasEncodedNul: pathHasEncodedNul,
                                                       maxBodyBytes: server.configuration.maxBodyBytes) else { return .YES }
-        if server.observer != nil {
+        if server.isObserved {
             let state = requestState(requestContext)
             state.record.note(method: method, url: url, plan: refusal)
             if pathHasEncodedNul { state.record.path += "%00" }
@@ -93,7 +91,7 @@ func handleAccess(
         }
         if state.bodyTooLarge {
             let plan = ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes)
-            if state.observed { state.record.note(method: method, url: url, plan: plan) }
+            if server.isObserved { state.record.note(method: method, url: url, plan: plan) }
             return server.queue(plan, on: connection)
         }
         body = state.body
@@ -104,10 +102,7 @@ func handleAccess(
     let headerBytes = headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
     if headerBytes > limit {
         let plan = ResponsePlan.headersTooLarge(limit: limit)
-        if stored != firstCallMarker {
-            let state = requestState(requestContext)
-            if state.observed { state.record.note(method: method, url: url, plan: plan) }
-        }
+        if server.isObserved { requestState(requestContext).record.note(method: method, url: url, plan: plan) }
         return server.queue(plan, on: connection)
     }
     var request = Request(
@@ -129,9 +124,8 @@ func handleAccess(
     // A head over the limit would not fit the connection's memory: answered 500 instead.
     var plan = server.responder.respond(to: request)
     plan.fitResponseHead(room: request.responseHeaderRoom)
-    if stored != firstCallMarker {
-        let state = requestState(requestContext)
-        if state.observed { state.record.note(method: request.method, path: request.path, plan: plan) }
+    if server.isObserved {
+        requestState(requestContext).record.note(method: request.method, path: request.path, plan: plan)
     }
     if plan.hang || plan.delayMilliseconds > 0 {
         requestState(requestContext).waitingPlan = plan
@@ -173,7 +167,7 @@ func handleCompleted(
     if server.headDeadline != nil, let connection { HeadDeadline.advance(connection) }
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
-        if state.observed, let observer = server.observer {
+        if let observer = server.observer {
             observer.completed(CompletedRequest(
                 method: state.record.method, path: state.record.path,
                 status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? state.record.status : nil,

@@ -11,9 +11,8 @@ final class RequestState {
     var bodyTooLarge = false
     /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
     var waitingPlan: ResponsePlan?
-    /// True when the server has an observer, which is told `record` at the end.
-    var observed = false
-    /// What the observer is told at the end (filled in only when `observed`). Not optional, so
+    /// What the observer is told at the end (filled in only when the server has an observer,
+    /// which never changes while it serves). Not optional, so
     /// that its fields are set in place rather than through copies of an optional struct.
     /// Only the worker thread serving the request touches it (libmicrohttpd calls a request's
     /// callbacks on one thread, one at a time), so the runtime's exclusivity checks are left out.

@@ -6,9 +6,9 @@ import MishapSupport
 /// journal and the Retry-After check, in JSON, errors too. It answers loopback clients only,
 /// unless an admin token is set: then every call must present it, from anywhere.
 struct AdminAPI: Sendable {
-    static let prefix = "/__mishap/"
-    /// The same, for the byte comparison every request's path gets.
+    /// As bytes, for the comparison every request's path gets.
     static let prefixBytes: StaticString = "/__mishap/"
+    static let prefix = prefixBytes.description
     let service: MishapService
 
     private struct Route: Sendable {

@@ -106,7 +106,7 @@ enum RequestLogLine {
     /// ` key=value`, the value in quotes when it is empty or holds a space, as `LineLogHandler` writes it.
     private static func textPair(_ key: StaticString, _ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: " "))
-        out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        appendStatic(key, to: &out)
         out.append(UInt8(ascii: "="))
         withUTF8(of: value) { bytes in
             let quoted = bytes.isEmpty || memchr(bytes.baseAddress!, Int32(UInt8(ascii: " ")), bytes.count) != nil
@@ -119,7 +119,7 @@ enum RequestLogLine {
     /// `,"key":"value"`.
     private static func jsonPair(_ key: StaticString, _ value: String, to out: inout [UInt8]) {
         appendStatic(#",""#, to: &out)
-        out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        appendStatic(key, to: &out)
         appendStatic(#"":""#, to: &out)
         JSONEscaping.appendEscaped(value, to: &out)
         out.append(UInt8(ascii: "\""))
