@@ -93,7 +93,9 @@ public struct Endpoint: Sendable {
     }
 
     /// The answer of `rule` with `template` (its own, or its cycle's step): the quota's 429,
-    /// or the template's plan with the rule's state changes.
+    /// or the template's plan with the rule's state changes. (Not inlined: inlined into
+    /// `chooseRule`'s several call sites, it made the compiler copy the rule's action at each.)
+    @inline(never)
     private func answer(_ rule: Rule, _ template: borrowing ResponseTemplate, _ context: inout MatchContext,
                         _ random: RandomSource) -> ResponsePlan? {
         var headers: [Field] = []

@@ -39,22 +39,24 @@ extension ResponsePlan {
     /// response fits the limit, checked once when its template is made: it is checked again only
     /// when a request leaves less room.)
     public func fittingResponseHead(room: Int = ResponseHead.maximumHeaderBytes) -> ResponsePlan {
-        headRefusal(room: room) ?? self
+        var plan = self
+        plan.fitResponseHead(room: room)
+        return plan
     }
 
-    /// The same in place: the plan becomes that 500 when its headers do not fit. (Kept apart
-    /// from `fittingResponseHead` for the request path: a plan that fits, nearly always, is
-    /// then not copied.)
+    /// The same in place: the plan becomes that 500 when its headers do not fit. The checks a
+    /// plan that fits passes (nearly all) read only its fields: passing the whole plan to a
+    /// method from here made the compiler copy it (about ten retains and ten releases).
     public mutating func fitResponseHead(room: Int = ResponseHead.maximumHeaderBytes) {
-        if let refusal = headRefusal(room: room) { self = refusal }
+        let room = min(room, ResponseHead.maximumHeaderBytes)
+        guard sendsHead, prepared == nil || room < ResponseHead.maximumHeaderBytes else { return }
+        let bytes = ResponseHead.headerBytes(headers)
+        guard bytes > room else { return }
+        self = headRefusal(bytes: bytes, room: room)
     }
 
-    /// The 500 that replaces this plan when its headers do not fit `room`, or nil when they do.
-    func headRefusal(room: Int) -> ResponsePlan? {
-        let room = min(room, ResponseHead.maximumHeaderBytes)
-        guard sendsHead, prepared == nil || room < ResponseHead.maximumHeaderBytes else { return nil }
-        let bytes = ResponseHead.headerBytes(headers)
-        guard bytes > room else { return nil }
+    /// The 500 that replaces this plan, whose headers take `bytes`, more than `room`.
+    private func headRefusal(bytes: Int, room: Int) -> ResponsePlan {
         let beside = room < ResponseHead.maximumHeaderBytes
         var refusal = ResponsePlan.error(500, reason: beside
             ? "Mishap cannot send this response: its headers take \(bytes) bytes, and only \(room) fit beside this request"
