@@ -218,8 +218,20 @@ public struct TimestampCache: Sendable {
 
     public init() {}
 
+    /// The most bytes `write` writes.
+    public static let maximumBytes = 32
+
     /// Appends `2026-11-21T09:30:12.345Z` for `milliseconds` since 1970.
     public mutating func append(milliseconds: Int64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumBytes) { buffer in
+            let count = write(milliseconds: milliseconds, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: count))
+        }
+    }
+
+    /// Writes the same at `destination`, which has room for `maximumBytes`; returns how many
+    /// bytes it wrote.
+    public mutating func write(milliseconds: Int64, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         let now = milliseconds / 1000
         if now != second {
             prefix.removeAll(keepingCapacity: true)
@@ -227,11 +239,14 @@ public struct TimestampCache: Sendable {
             prefix.removeLast(4)  // "000Z"
             second = now
         }
-        out.append(contentsOf: prefix)
+        let count = prefix.count
+        precondition(count + 4 <= Self.maximumBytes, "a timestamp longer than TimestampCache.maximumBytes")
+        prefix.withUnsafeBufferPointer { destination.initialize(from: $0.baseAddress!, count: count) }
         let fraction = Int(milliseconds % 1000)
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-        out.append(UInt8(ascii: "Z"))
+        destination[count] = UInt8(ascii: "0") + UInt8(fraction / 100)
+        destination[count + 1] = UInt8(ascii: "0") + UInt8(fraction / 10 % 10)
+        destination[count + 2] = UInt8(ascii: "0") + UInt8(fraction % 10)
+        destination[count + 3] = UInt8(ascii: "Z")
+        return count + 4
     }
 }
