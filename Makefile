@@ -142,11 +142,16 @@ slowloris: deps
 
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make check runs it
-.PHONY: image-check install-check browser-check
+.PHONY: image-check install-check browser-check dashboard-check
 ## browser-check: CORS through headless Chromium (installed with apt-get when missing): a page on
 ## one origin calls Mishap on another (CI runs it)
 browser-check: deps
 	SWIFT="$(SWIFT)" scripts/browser-check.sh
+
+## dashboard-check: the dashboard (/__mishap/ui/) in headless Chromium driven by Selenium, both
+## installed when missing (CI runs it; ~1 minute). DASHBOARD_SCREENSHOTS=1 rewrites docs/dashboard-*.png
+dashboard-check: deps
+	SWIFT="$(SWIFT)" scripts/dashboard-check.sh
 
 ## install-check: make install into a temporary PREFIX, serve the installed default scenarios
 ## from another folder, then make uninstall (CI runs it)

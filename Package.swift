@@ -68,12 +68,20 @@ let package = Package(
             ]
         ),
         // Mishap running: scenarios swapped whole on reload, the request journal, the
-        // Retry-After check, the admin API, the folder watcher and the request log.
+        // Retry-After check, the admin API and its dashboard, the folder watcher and the
+        // request log.
         .target(
             name: "MishapService",
             dependencies: [
                 "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapTLS", "MishapSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The dashboard's files, built into the binary as byte arrays (no Foundation, no
+            // files to install).
+            resources: [
+                .embedInCode("Dashboard/index.html"),
+                .embedInCode("Dashboard/app.js"),
+                .embedInCode("Dashboard/app.css"),
             ]
         ),
         // Mishap inside a test process: start on a free port, sessions, journal, retries, reset.

@@ -70,6 +70,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import rule_load  # noqa: E402  (benchmarks/rule_load.py)
+from dashboard_poller import DashboardPoller  # noqa: E402  (benchmarks/dashboard_poller.py)
 REPO = HERE.parent
 SOMEONE = "/isUserNameAvailable?userName=someone"
 MAINTENANCE = "/isUserNameAvailable?userName=maintenance"
@@ -667,6 +668,23 @@ def main() -> int:
         rows.append(Row("GET someone, a log line per request (req/s; ref: log off)", rps(plain), rps(logged),
                         f"{logged / plain:.2f}", ">= 0.80x", logged / plain, ">=", (0.8,)))
         m_logging.stop()
+
+        # -- the dashboard: open (polling as the page does) against closed ----------------------
+        log("throughput: GET someone, with the dashboard open (its admin calls every second) and closed")
+        open_runs, closed_runs, calls = [], [], 0
+        for round_number in range(args.rounds):
+            for page_open in ((True, False) if round_number % 2 == 0 else (False, True)):
+                poller = DashboardPoller(m_default.port if page_open else None)
+                with poller:
+                    result = wrk(m_default.url(SOMEONE), args.connections, args.duration, args.threads)
+                (open_runs if page_open else closed_runs).append(result)
+                calls += poller.calls
+                log(f"  dashboard round {round_number + 1}: {'open' if page_open else 'closed':<22} "
+                    f"{result.requests_per_second:>10,.0f} req/s")
+        opened, closed = median_rps(open_runs), median_rps(closed_runs)
+        log(f"  the page's calls meanwhile: {calls}")
+        rows.append(Row("GET someone, the dashboard open (req/s; ref: closed)", rps(closed), rps(opened),
+                        f"{opened / closed:.2f}", ">= 0.95x", opened / closed, ">=", (0.95,)))
 
         # -- scaling: 1,000 more rules -------------------------------------------------------
         m_big = mishap("mishap-1000-rules", big)

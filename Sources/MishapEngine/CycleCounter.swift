@@ -24,6 +24,13 @@ public final class CycleCounter: Sendable {
         return Int(taken % UInt(length))
     }
 
+    /// The position the session's next request takes (the shared count's without a session), in
+    /// `0..<length`, without taking it: for showing where a cycle stands.
+    public func position(length: Int, session: String?) -> Int {
+        let count = session.map { session in sessions.withLock { $0.peek(SessionKey.of(session)) } } ?? shared.load(ordering: .relaxed)
+        return Int(count % UInt(max(1, length)))
+    }
+
     /// Starts every count over.
     public func reset() {
         shared.store(0, ordering: .relaxed)

@@ -33,6 +33,10 @@ public struct ResponsePlan: Sendable {
     public var runtimeRule: String?
     /// A remark for the request's log line: why no rule answered, in brief.
     public var note: String?
+    /// A number the responder gives the plan to be told, with it, when the server is done with
+    /// the request (`RequestObserver.finished`; 0: not told). The service gives its journal
+    /// entry's id, to note how long the request took.
+    public var completionTag: UInt64 = 0
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

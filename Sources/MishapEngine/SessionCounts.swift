@@ -23,6 +23,11 @@ struct SessionCounts {
         return value
     }
 
+    /// The session's count without taking a position (0 for a session not kept).
+    func peek(_ key: String) -> UInt {
+        current[key] ?? previous[key] ?? 0
+    }
+
     mutating func remove(_ key: String) {
         current.removeValue(forKey: key)
         previous.removeValue(forKey: key)

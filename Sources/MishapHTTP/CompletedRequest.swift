@@ -28,6 +28,8 @@ public struct CompletedRequest: Sendable {
     public var completedNormally: Bool
     /// The plan's remark for the log line (why no rule answered), if any.
     public var note: String? = nil
+    /// The plan's `completionTag` (0: none).
+    public var completionTag: UInt64 = 0
 
     public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
                 duration: Duration, completedNormally: Bool, note: String? = nil) {
@@ -36,7 +38,7 @@ public struct CompletedRequest: Sendable {
     }
 
     public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
-                durationNanoseconds: Int64, completedNormally: Bool, note: String? = nil) {
+                durationNanoseconds: Int64, completedNormally: Bool, note: String? = nil, completionTag: UInt64 = 0) {
         self.method = method
         self.path = path
         self.status = status
@@ -46,6 +48,7 @@ public struct CompletedRequest: Sendable {
         self.durationNanoseconds = durationNanoseconds
         self.completedNormally = completedNormally
         self.note = note
+        self.completionTag = completionTag
     }
 }
 

@@ -14,8 +14,9 @@ public final class HTTPServer: @unchecked Sendable {
     let responder: any Responder
     /// Told about each request as it ends.
     let observer: (any RequestObserver)?
-    /// `observer != nil`, read several times per request: testing the optional existential
-    /// itself copies it (a retain and a release each time).
+    /// Whether the observer follows every request (a request log), read several times per
+    /// request: testing the optional existential itself copies it (a retain and a release each
+    /// time). Without it, requests keep no record, and only tagged plans are reported.
     let isObserved: Bool
     let logger: Logger
     /// Requests begun and not yet ended (idle keep-alive connections are not counted).
@@ -45,7 +46,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.responder = responder
         self.observer = observer
-        isObserved = observer != nil
+        isObserved = observer?.followsEveryRequest ?? false
         self.logger = logger
         headDeadline = configuration.headTimeoutSeconds > 0
             ? HeadDeadline(headTimeoutSeconds: configuration.headTimeoutSeconds,

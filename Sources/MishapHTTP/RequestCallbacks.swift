@@ -128,7 +128,9 @@ func handleAccess(
         requestState(requestContext).record.note(method: request.method, path: request.path, plan: plan)
     }
     if plan.hang || plan.delayMilliseconds > 0 {
-        requestState(requestContext).waitingPlan = plan
+        let state = requestState(requestContext)
+        state.waitingPlan = plan
+        state.completionTag = plan.completionTag
         let held = plan.hang
             ? server.suspensions.holdUntilClientLeaves(connection, socket: mishap_connection_fd(connection))
             : server.suspensions.hold(connection, milliseconds: plan.delayMilliseconds)
@@ -137,12 +139,21 @@ func handleAccess(
         requestState(requestContext).waitingPlan = nil
         if plan.hang { return .NO }
     }
+    if plan.completionTag != 0 {
+        // Answered now, so no later call of this request reads the context as a state.
+        if requestContext.pointee == firstCallMarker {
+            requestContext.pointee = CompletionTag.pointer(plan.completionTag)
+        } else {
+            requestState(requestContext).completionTag = plan.completionTag
+        }
+    }
     return server.carryOut(plan, on: connection)
 }
 
 /// The request's state object, created on first need.
 private func requestState(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> RequestState {
     if let stored = requestContext.pointee, stored != firstCallMarker {
+        assert(CompletionTag.tag(stored) == nil, "a request's state asked for after it was answered")
         return Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
     }
     let state = RequestState()
@@ -165,15 +176,20 @@ func handleCompleted(
     // context.
     if stored == encodedNulMarker { return }
     if server.headDeadline != nil, let connection { HeadDeadline.advance(connection) }
-    if stored != firstCallMarker {
+    let completedNormally = reason == .REQUEST_TERMINATED_COMPLETED_OK
+    if let tag = CompletionTag.tag(stored) {
+        server.observer?.finished(tag: tag, completedNormally: completedNormally)
+    } else if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
-        if let observer = server.observer {
+        if server.isObserved, let observer = server.observer {
             observer.completed(CompletedRequest(
                 method: state.record.method, path: state.record.path,
                 status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? state.record.status : nil,
                 rule: state.record.rule, endpoint: state.record.endpoint, fault: state.record.fault,
                 durationNanoseconds: MonotonicClock.nanoseconds() - state.record.started,
-                completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK, note: state.record.remark))
+                completedNormally: completedNormally, note: state.record.remark, completionTag: state.completionTag))
+        } else if state.completionTag != 0 {
+            server.observer?.finished(tag: state.completionTag, completedNormally: completedNormally)
         }
     }
     server.requestEnded()

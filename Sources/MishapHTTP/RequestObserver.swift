@@ -1,4 +1,18 @@
-/// Told about every request when the server is done with it (for request logs).
+/// Told when the server is done with a request: about every request in detail (for request
+/// logs), or only about those whose plan carried a completion tag (for the journal's
+/// durations), which costs no per-request state.
 public protocol RequestObserver: Sendable {
+    /// Whether `completed` is wanted for every request. When false, the server keeps no record
+    /// of requests and calls only `finished`.
+    var followsEveryRequest: Bool { get }
+    /// A request the server is done with, in detail (when `followsEveryRequest`).
     func completed(_ request: CompletedRequest)
+    /// The server is done with the request whose plan carried `tag` (when not
+    /// `followsEveryRequest`: `completed` carries the tag otherwise).
+    func finished(tag: UInt64, completedNormally: Bool)
+}
+
+extension RequestObserver {
+    public var followsEveryRequest: Bool { true }
+    public func finished(tag: UInt64, completedNormally: Bool) {}
 }

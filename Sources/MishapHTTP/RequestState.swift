@@ -17,6 +17,8 @@ final class RequestState {
     /// Only the worker thread serving the request touches it (libmicrohttpd calls a request's
     /// callbacks on one thread, one at a time), so the runtime's exclusivity checks are left out.
     @exclusivity(unchecked) var record = Record()
+    /// The plan's `completionTag`, for the observer's `finished` when the server is done.
+    var completionTag: UInt64 = 0
 
     /// What the observer needs of a request.
     struct Record {

@@ -51,13 +51,21 @@ struct AdminAPI: Sendable {
     ]
 
     /// The filters of the journal's calls.
-    static let journalFilters = ["path", "method", "session", "rule", "endpoint", "header", "body"]
+    static let journalFilters = ["path", "method", "session", "rule", "endpoint", "header", "body", "after"]
 
     /// The header that may carry the admin token, besides `Authorization: Bearer`.
     static let tokenHeader = "X-Mishap-Admin-Token"
 
     func respond(to request: Request) -> ResponsePlan {
+        var name = String(request.path.dropFirst(Self.prefix.count))
+        if name.hasSuffix("/") { name.removeLast() }
+        // The dashboard's file, for paths under `ui/` ("" for the page itself).
+        let dashboardFile = name == "ui" || name.hasPrefix("ui/") ? String(name.dropFirst(2).drop(while: { $0 == "/" })) : nil
         if let token = service.options.adminToken {
+            // The dashboard's own files hold no data, and a browser cannot send a header to
+            // load a page: with a token set they are served to anyone, and the page sends the
+            // token (which it asks for) with each call it makes.
+            if let dashboardFile { return Dashboard.respond(to: request, file: dashboardFile) }
             guard let presented = Self.presentedToken(request) else {
                 return Self.unauthorized("the admin API needs its token: send 'Authorization: Bearer TOKEN' or '\(Self.tokenHeader): TOKEN'")
             }
@@ -67,11 +75,10 @@ struct AdminAPI: Sendable {
         } else if !request.fromLoopback {
             return Self.error(403, "the admin API answers clients on this machine only (start Mishap with --admin-token to let others call it with the token)")
         }
-        var name = String(request.path.dropFirst(Self.prefix.count))
-        if name.hasSuffix("/") { name.removeLast() }
         if name.hasPrefix("rules/") {
             return deleteRule(String(name.dropFirst("rules/".count)), request)
         }
+        if let dashboardFile { return Dashboard.respond(to: request, file: dashboardFile) }
         guard let route = Self.routes[name] else {
             return Self.error(404, "no admin endpoint '\(request.path)'; there are "
                 + Self.routes.keys.sorted().map { Self.prefix + $0 }.joined(separator: ", "))
@@ -239,6 +246,10 @@ struct AdminAPI: Sendable {
             filter.header = (String(header[..<colon]), String(value))
         }
         filter.bodyContains = request.queryValue("body")
+        if let text = request.queryValue("after") {
+            guard let after = UInt64(text) else { return .failure(AdminProblem("'after' must be a request id, a whole number, 0 or more")) }
+            filter.after = after
+        }
         return .success(filter)
     }
 
@@ -262,48 +273,8 @@ struct AdminAPI: Sendable {
             ("requests", .array(entries.map(Self.json(for:)))),
             ("capacity", .int(service.journal.capacity)),
             ("dropped", .int(dropped)),
+            ("resets", .int(service.journal.clears)),
         ]))
-    }
-
-    /// `GET`: the session's state values (the shared set without `session`); `POST` with a JSON
-    /// object sets some: `{"outage": true}`, or `{"outage": {"value": true, "for": "30s"}}`.
-    private func state(_ request: Request) -> ResponsePlan {
-        let session = request.queryValue("session")
-        if session?.isEmpty == true { return Self.error(400, "'session' must not be empty") }
-        let engine = service.engine
-        var changes: [StateChange]?
-        if request.method == "POST" {
-            switch engine.setState(json: request.body, session: session) {
-            case .success(let made): changes = made
-            case .failure(let problem): return Self.error(400, problem.reason)
-            }
-        }
-        var members: [(String, JSON)] = [
-            ("session", .optional(session)),
-            ("state", .object(engine.stateValues(session: session).map { entry in
-                var value: [(String, JSON)] = [("value", Self.json(for: entry.value))]
-                if let remaining = entry.remaining { value.append(("expiresInMs", .int(Int(remaining)))) }
-                value.append(("initial", Self.json(for: entry.declaration.initial)))
-                value.append(("declared", .string(entry.declaration.location)))
-                return (entry.declaration.name, .object(value))
-            })),
-        ]
-        if let changes { members.append(("changes", .array(changes.map(Self.json(for:))))) }
-        return Self.json(200, .object(members))
-    }
-
-    static func json(for value: StateValue) -> JSON {
-        switch value {
-        case .string(let text): return .string(text)
-        case .integer(let number): return .int(number)
-        case .boolean(let flag): return .bool(flag)
-        }
-    }
-
-    static func json(for change: StateChange) -> JSON {
-        var members: [(String, JSON)] = [("name", .string(change.name)), ("from", json(for: change.from)), ("to", json(for: change.to))]
-        if let milliseconds = change.milliseconds { members.append(("forMs", .int(milliseconds))) }
-        return .object(members)
     }
 
     private func retries(_ request: Request) -> ResponsePlan {
@@ -343,6 +314,9 @@ struct AdminAPI: Sendable {
             ("hang", .bool(entry.hang)),
             ("stateChanges", .array(entry.stateChanges.map(json(for:)))),
             ("runtimeRule", .optional(entry.runtimeRule)),
+            // In hundredths of a millisecond, as the request log writes it.
+            ("durationMs", entry.durationNanoseconds.map { .double(Double($0 / 10_000) / 100) } ?? .null),
+            ("closedEarly", .bool(entry.closedEarly)),
         ]
         return .object(members)
     }

@@ -103,15 +103,17 @@ public final class MishapInstance: Sendable {
             logger.info("\(service.scenarios.loadSummary())")
         }
         service.logWarnings()
-        // Requests are followed to their end only when their lines are logged.
+        // Requests are followed to their end when their lines are logged, or when the journal
+        // keeps them (it notes how long each took).
         let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
+        let followsRequests = logsRequests || service.journal.capacity > 0
         var serverConfiguration = configuration.server
         if let tls = configuration.tls, tls.replacesPlainHTTP {
             serverConfiguration.port = tls.port
             serverConfiguration.tls = tls.settings
         }
         let server = HTTPServer(configuration: serverConfiguration, responder: service,
-                                observer: logsRequests ? service : nil, logger: logger)
+                                observer: followsRequests ? service : nil, logger: logger)
         do {
             try server.start()
         } catch {
@@ -121,7 +123,7 @@ public final class MishapInstance: Sendable {
         if let tls = configuration.tls {
             do {
                 secure = try SecureServers.start(tls, server: configuration.server, main: server, responder: service,
-                                                 observer: logsRequests ? service : nil, logger: logger)
+                                                 observer: followsRequests ? service : nil, logger: logger)
             } catch {
                 server.stop()
                 throw .server(error)

@@ -226,6 +226,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 endpoint: plan.endpoint, rule: plan.rule, status: plan.fault == nil && !plan.hang ? plan.status : nil,
                 fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang, stateChanges: plan.stateChanges,
                 runtimeRule: plan.runtimeRule))
+            plan.completionTag = id
         }
         if isUnmatched {
             unmatched.record(UnmatchedRequest(id: id, time: now, method: request.method, path: request.path, query: request.query,
@@ -241,8 +242,23 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         requestLines?.writer.flush()
     }
 
+    /// Whether each request is followed to its end in detail: when its line is logged.
+    public var followsEveryRequest: Bool { options.logRequests && logger.logLevel <= .info }
+
+    /// The server is done with a journaled request (not logged): its entry notes how long it took.
+    public func finished(tag: UInt64, completedNormally: Bool) {
+        journal.complete(tag, completedNormally: completedNormally)
+    }
+
     public func completed(_ request: CompletedRequest) {
+        if request.completionTag != 0 { journal.complete(request.completionTag, completedNormally: request.completedNormally) }
         guard options.logRequests, logger.logLevel <= .info else { return }
+        // Admin calls that only read (a dashboard polls every second) are logged at debug;
+        // those that change something, at info.
+        if logger.logLevel > .debug, request.method == "GET" || request.method == "HEAD", options.admin,
+           request.path.hasUTF8Prefix(AdminAPI.prefixBytes) {
+            return
+        }
         if requestLines != nil {
             // Through the optional rather than `if let`, which would copy the handler.
             requestLines?.logRequest(request)

@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapSupport
 import Synchronization
 
 /// One request as the journal keeps it.
@@ -29,6 +30,13 @@ public struct JournalEntry: Sendable {
     public var stateChanges: [StateChange] = []
     /// The runtime entry (`r3`) whose rule answered, when one did.
     public var runtimeRule: String? = nil
+    /// From the request's headers arriving to the server being done with it (delays, dribbles
+    /// and hangs included), in nanoseconds; nil while the server is still on it.
+    public var durationNanoseconds: Int64? = nil
+    /// True when the request ended early: the client left, a timeout, or the server stopped.
+    public var closedEarly = false
+    /// `MonotonicClock.nanoseconds()` when the entry was made, the start of its duration.
+    var started: Int64 = 0
 
     /// The body as text when it is UTF-8, for showing.
     public var bodyText: String? { String(validating: body, as: UTF8.self) }
@@ -59,8 +67,12 @@ public struct JournalFilter: Sendable {
     public var header: (name: String, value: String)?
     /// Text the request's body contains (its bytes, as UTF-8).
     public var bodyContains: String?
+    /// Only entries recorded after the one of this id (a page polling for new requests); with
+    /// `limit`, the first that many of them rather than the last.
+    public var after: UInt64?
 
     func matches(_ entry: JournalEntry) -> Bool {
+        if let after, entry.id <= after { return false }
         guard (method == nil || entry.method == method) && (path == nil || entry.path == path)
             && (session == nil || entry.session == session) && (rule == nil || entry.rule == rule)
             && (endpoint == nil || entry.endpoint == endpoint) else { return false }
@@ -85,17 +97,21 @@ public final class RequestJournal: Sendable {
 
     private struct Ring {
         var entries: [JournalEntry?]
+        /// Each slot's entry's id (0 for none): looking an id up reads these, not the entries.
+        var ids: [UInt64]
         var next = 0
         var count = 0
         var nextID: UInt64 = 1
         var dropped = 0
+        /// How many times entries were cleared (a reset).
+        var clears = 0
     }
     private let ring: Mutex<Ring>
 
     public init(capacity: Int, bodyLimit: Int = 64 << 10) {
         self.capacity = max(0, capacity)
         self.bodyLimit = bodyLimit
-        ring = Mutex(Ring(entries: Array(repeating: nil, count: max(0, capacity))))
+        ring = Mutex(Ring(entries: Array(repeating: nil, count: max(0, capacity)), ids: Array(repeating: 0, count: max(0, capacity))))
     }
 
     /// Adds an entry (its id is assigned here, and returned; 0 when the journal keeps none).
@@ -105,6 +121,7 @@ public final class RequestJournal: Sendable {
         // Swapped into its slot rather than assigned: the entry is not copied, and the one it
         // replaces is freed after the lock is let go.
         if entry.body.count > bodyLimit { entry.body = Array(entry.body.prefix(bodyLimit)) }
+        entry.started = MonotonicClock.nanoseconds()
         var slot: JournalEntry? = .some(entry)
         return ring.withLock { ring in
             let id = ring.nextID
@@ -112,10 +129,40 @@ public final class RequestJournal: Sendable {
             ring.nextID += 1
             if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
             swap(&ring.entries[ring.next], &slot)
+            ring.ids[ring.next] = id
             ring.next = (ring.next + 1) % capacity
             return id
         }
     }
+
+    /// Notes how long the request of entry `id` took (from the entry's making: the request had
+    /// been read and answered by then, a few microseconds after it arrived), once the server
+    /// is done with it. The
+    /// entry is looked for from the newest back (the entries just recorded are the ones
+    /// completing); one the ring has let go of is not found, and nothing happens.
+    func complete(_ id: UInt64, completedNormally: Bool) {
+        guard capacity > 0 else { return }
+        let now = MonotonicClock.nanoseconds()
+        ring.withLock { ring in
+            var position = ring.next
+            var left = ring.count
+            while left > 0 {
+                left -= 1
+                position = position == 0 ? capacity - 1 : position - 1
+                let found = ring.ids[position]
+                guard found >= id else { return }
+                if found == id {
+                    ring.entries[position]!.durationNanoseconds = now - ring.entries[position]!.started
+                    ring.entries[position]!.closedEarly = !completedNormally
+                    return
+                }
+            }
+        }
+    }
+
+    /// How many times entries were cleared: a page polling with `after` sees nothing of a
+    /// reset otherwise (ids keep counting).
+    public var clears: Int { ring.withLock { $0.clears } }
 
     /// The entries kept that match `filter`, oldest first, and how many entries the ring has
     /// let go of since the last clear.
@@ -124,21 +171,28 @@ public final class RequestJournal: Sendable {
             var all: [JournalEntry] = []
             all.reserveCapacity(ring.count)
             let start = (ring.next - ring.count + capacity) % max(capacity, 1)
+            // Only what is newer than `after` is copied (a page polling copies a few entries).
+            let after = filter.after ?? 0
             for offset in 0..<ring.count {
-                if let entry = ring.entries[(start + offset) % capacity] { all.append(entry) }
+                if let entry = ring.entries[(start + offset) % capacity], entry.id > after { all.append(entry) }
             }
             return (all, ring.dropped)
         }
         var kept = all.filter(filter.matches)
-        if let limit = filter.limit, kept.count > limit { kept.removeFirst(kept.count - max(0, limit)) }
+        // The last N; after an id, the first N after it (so a poller pages through, missing none).
+        if let limit = filter.limit, kept.count > limit {
+            if filter.after != nil { kept.removeLast(kept.count - max(0, limit)) } else { kept.removeFirst(kept.count - max(0, limit)) }
+        }
         return (kept, dropped)
     }
 
     /// Forgets every entry, or only those of one session.
     public func clear(session: String? = nil) {
         ring.withLock { ring in
+            ring.clears += 1
             guard let session else {
                 for index in ring.entries.indices { ring.entries[index] = nil }
+                for index in ring.ids.indices { ring.ids[index] = 0 }
                 ring.next = 0
                 ring.count = 0
                 ring.dropped = 0
@@ -150,7 +204,10 @@ public final class RequestJournal: Sendable {
             for offset in 0..<ring.count {
                 if let entry = ring.entries[(start + offset) % capacity], entry.session != session { kept.append(entry) }
             }
-            for index in ring.entries.indices { ring.entries[index] = index < kept.count ? kept[index] : nil }
+            for index in ring.entries.indices {
+                ring.entries[index] = index < kept.count ? kept[index] : nil
+                ring.ids[index] = index < kept.count ? kept[index].id : 0
+            }
             ring.count = kept.count
             ring.next = kept.count % capacity
         }

@@ -131,9 +131,13 @@ import Testing
         #expect(broken["fault"] as? String == "close")
         #expect(broken["rule"] as? String == "broken")
 
+        // An admin call that only reads (a dashboard polls every second) is logged at debug,
+        // not at info; one that changes something is logged.
         _ = try await harness.admin("health")
+        _ = try await harness.admin("reset", method: "POST")
         let admin = try #require(LogPipe.object(pipe.nextLine()))
-        #expect(admin["path"] as? String == "/__mishap/health")
+        #expect(admin["path"] as? String == "/__mishap/reset")
+        #expect(admin["method"] as? String == "POST")
         #expect(admin["status"] as? Int == 200)
 
         // One line per request: nothing more.
@@ -150,5 +154,21 @@ import Testing
         #expect(try await warning.get("/hello").status == 201)
         #expect(quietPipe.nextLine(timeout: .milliseconds(200)) == nil)
         #expect(warningPipe.nextLine(timeout: .milliseconds(50)) == nil)
+    }
+
+    /// At debug, admin calls that only read are logged too.
+    @Test func adminReadsAtDebug() async throws {
+        let pipe = LogPipe()
+        let harness = try TestServer(yaml: Self.yaml, logger: logger(pipe, .json, level: .debug))
+        _ = try await harness.admin("health")
+        var found = false
+        while let line = pipe.nextLine(timeout: .milliseconds(500)) {
+            if let object = LogPipe.object(line), object["path"] as? String == "/__mishap/health" {
+                #expect(object["status"] as? Int == 200)
+                found = true
+                break
+            }
+        }
+        #expect(found, "no line for GET /__mishap/health at debug")
     }
 }
