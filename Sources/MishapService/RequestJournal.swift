@@ -71,6 +71,12 @@ public struct JournalFilter: Sendable {
     /// `limit`, the first that many of them rather than the last.
     public var after: UInt64?
 
+    /// Whether only `after` and `limit` are set: every entry after the id matches.
+    var onlyPages: Bool {
+        method == nil && path == nil && session == nil && rule == nil && endpoint == nil && header == nil
+            && (bodyContains ?? "").isEmpty
+    }
+
     func matches(_ entry: JournalEntry) -> Bool {
         if let after, entry.id <= after { return false }
         guard (method == nil || entry.method == method) && (path == nil || entry.path == path)
@@ -171,10 +177,15 @@ public final class RequestJournal: Sendable {
             var all: [JournalEntry] = []
             all.reserveCapacity(ring.count)
             let start = (ring.next - ring.count + capacity) % max(capacity, 1)
-            // Only what is newer than `after` is copied (a page polling copies a few entries).
+            // Only what is newer than `after` is copied, and, for a page polling with nothing
+            // but `after` and `limit`, no more than it asked for: the lock is held briefly.
             let after = filter.after ?? 0
+            let enough = filter.after != nil && filter.onlyPages ? filter.limit ?? .max : .max
             for offset in 0..<ring.count {
-                if let entry = ring.entries[(start + offset) % capacity], entry.id > after { all.append(entry) }
+                if let entry = ring.entries[(start + offset) % capacity], entry.id > after {
+                    all.append(entry)
+                    if all.count >= enough { break }
+                }
             }
             return (all, ring.dropped)
         }

@@ -101,6 +101,9 @@ import Testing
         // where without `after` a limit keeps the last.
         #expect(try await harness.journal("after=\(ids[0])&limit=1").compactMap { $0["id"] as? Int } == [ids[1]])
         #expect(try await harness.journal("limit=1").compactMap { $0["id"] as? Int } == [ids[2]])
+        // The same with another filter (then every entry after the id is read, then limited).
+        #expect(try await harness.journal("after=\(ids[0])&limit=1&path=/hello").compactMap { $0["id"] as? Int } == [ids[1]])
+        #expect(try await harness.journal("after=0&limit=2&rule=hello").compactMap { $0["id"] as? Int } == Array(ids.prefix(2)))
         // A reset shows in `resets`: ids keep counting, so a poller would not see it otherwise.
         #expect(try await harness.admin("requests")["resets"] as? Int == 0)
         _ = try await harness.admin("reset?session=nobody", method: "POST")

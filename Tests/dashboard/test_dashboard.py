@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -207,6 +208,26 @@ class RequestsTests(DashboardTestCase):
         self.mishap.request("/isUserNameAvailable?userName=servererror", session=session)
         rows = self.wait_for(lambda: len(self.rows_of(session)) == 1 and self.rows_of(session), "no row after the reset")
         self.assertEqual(rows[0]["cells"][STATUS], "500")
+
+    def test_a_hung_request_gets_its_duration_when_it_ends(self):
+        session = new_session("hung")
+        self.open_page()
+        host, port = urllib.parse.urlsplit(self.mishap.url).netloc.split(":")
+        client = socket.create_connection((host, int(port)), timeout=10)
+        try:
+            client.sendall(f"GET /__session/{session}/isUserNameAvailable?userName=timeout HTTP/1.1\r\n"
+                           f"Host: {host}\r\n\r\n".encode())
+            rows = self.wait_for(lambda: len(self.rows_of(session)) == 1 and self.rows_of(session), "no row for the hang")
+            self.assertEqual(rows[0]["cells"][STATUS], "hang")
+            self.assertEqual(rows[0]["cells"][DURATION], "", "a duration before the request ended")
+            time.sleep(1.2)  # a poll or more while it hangs
+        finally:
+            client.close()
+        # Fetched while open, the row is fetched again until its duration is known.
+        row = self.wait_for(lambda: (self.rows_of(session) or [None])[0] if re.match(
+            r"^\d+(\.\d+)? ms$", (self.rows_of(session) or [{"cells": [""] * 9}])[0]["cells"][DURATION]) else None,
+            "the row never got its duration")
+        self.assertGreaterEqual(float(row["cells"][DURATION].split()[0]), 1000)
 
     def test_polling_stops_while_the_page_is_hidden(self):
         session = new_session("hidden")

@@ -6,6 +6,8 @@
 (function () {
   const API = new URL("../", location.href).pathname;   // the page lives at /__mishap/ui/
   const POLL_MS = 1000;
+  const OPEN_FOR_MS = 120000;
+  const PAGE = 200;                                      // the most new entries one poll fetches                            // how long a request without a duration is asked for again
   const HEALTH_EVERY = 5;                                // polls between two health checks
   const TOKEN_KEY = "mishap-admin-token";
   const NONE = "-";                                      // a select's value for "no session" (or no rule, ...)
@@ -19,6 +21,7 @@
     lastId: 0,            // the newest id held, for ?after=
     generation: 0,        // bumped when the journal is read again whole
     resets: null,         // the journal's reset count when last polled (null: not known yet)
+    behind: false,        // the last poll was full: more new requests are waiting
     capacity: 0,
     dropped: 0,
     sessions: new Set(),  // every session seen since the page was opened
@@ -233,18 +236,23 @@
     fillForceEndpoints();
   }
 
-  // Fetches the entries after the newest one held; true when there were any.
+  // Fetches the entries after the newest one held, and again those still open when fetched (a
+  // delay, a hang: the server notes their duration when it is done); true when there were new ones.
   async function loadRequests() {
     const generation = model.generation;
-    const data = await api("GET", "requests", { after: model.lastId });
+    const oldestOpen = model.entries.find((entry) => entry.durationMs === null && Date.now() - Date.parse(entry.time) < OPEN_FOR_MS);
+    const after = oldestOpen ? Math.min(model.lastId, oldestOpen.id - 1) : model.lastId;
+    const data = await api("GET", "requests", { after, limit: PAGE });
     if (generation !== model.generation) return false;   // the journal was read again meanwhile
     if (model.resets !== null && data.resets !== model.resets) {
       resync();   // reset from elsewhere (curl, a test, the command line): its rows are gone
       return false;
     }
     model.resets = data.resets;
+    model.behind = data.requests.length >= PAGE;   // more may be waiting: fetched on the next rounds
     model.capacity = data.capacity;
     model.dropped = data.dropped;
+    for (const entry of data.requests) if (entry.id <= model.lastId) updateEntry(entry);
     const fresh = data.requests.filter((entry) => entry.id > model.lastId);
     if (!fresh.length) {
       updateRequestCount();
@@ -258,6 +266,16 @@
     updateFilters();
     if (trimmed) renderRequests(); else addRows(fresh);
     return true;
+  }
+
+  // An entry fetched again: its row (and its detail, if shown) once its duration is known.
+  function updateEntry(entry) {
+    const index = model.entries.findIndex((held) => held.id === entry.id);
+    if (index < 0 || model.entries[index].durationMs === entry.durationMs) return;
+    model.entries[index] = entry;
+    const row = $("requests-body").querySelector(`tr[data-id="${entry.id}"]`);
+    if (row) row.replaceWith(requestRow(entry));
+    if (model.selectedId === entry.id) showDetail(entry.id);
   }
 
   // Reads the journal again whole (after a reset, which removes entries). A round under way
@@ -347,7 +365,8 @@
     const rows = $("requests-body").rows.length;
     $("requests-empty").hidden = model.entries.length > 0;
     $("requests-count").textContent = `${rows} shown of ${model.entries.length} in the journal`
-      + ` (it keeps the last ${model.capacity}; ${model.dropped} dropped)`;
+      + ` (it keeps the last ${model.capacity}; ${model.dropped} dropped)`
+      + (model.behind ? ` · catching up: the page reads at most ${PAGE} new requests a second` : "");
     $("journal-window").textContent = `${model.entries.length} requests, of at most ${model.capacity}`;
   }
 
