@@ -15,8 +15,7 @@ public final class Engine: Sendable {
     private let random: RandomSource
     /// The file endpoints by name (`GET /login`), for runtime entries that force one of their rules.
     private let endpointsByName: [String: Endpoint]
-    /// The endpoints of each literal path, in file order.
-    private let literalPaths: StringTable<[Endpoint]>
+    private let literalPaths: [String: [Endpoint]]
     private let patternPaths: PathTrie
 
     /// The answer when no endpoint or rule matches, as the seed server gives it.
@@ -42,7 +41,7 @@ public final class Engine: Sendable {
                 patterns.append(endpoint)
             }
         }
-        self.literalPaths = StringTable(literal)
+        self.literalPaths = literal
         self.patternPaths = PathTrie(patterns)
     }
 

@@ -10,7 +10,7 @@ struct RuleIndex: Sendable {
         /// Test this rule's `when`.
         case rule(Int)
         /// Look the value up: these rules accept it, in order.
-        case lookup(ValueSource, StringTable<[Int]>)
+        case lookup(ValueSource, [String: [Int]])
         /// Read the value once: each rule accepts it when its condition holds, in order.
         case tests(ValueSource, [Condition], first: Int)
     }
@@ -47,7 +47,7 @@ struct RuleIndex: Sendable {
                     stepOfRule.append(steps.count - 1)
                 }
             } else {
-                steps.append(.lookup(source, StringTable(table)))
+                steps.append(.lookup(source, table))
                 stepOfRule += Array(repeating: steps.count - 1, count: end - index)
             }
             index = end
