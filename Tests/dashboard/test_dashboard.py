@@ -157,7 +157,9 @@ class DashboardTestCase(unittest.TestCase):
 
     def rule_row(self, endpoint, rule):
         """The row of a rule in the Rules tab."""
-        return self.css(f'#endpoint-list details[data-endpoint="{endpoint}"] tr[data-rule="{rule}"]')[0]
+        # find_element raises NoSuchElementException, which wait_for waits through, while the
+        # list is still being drawn.
+        return self.driver.find_element(By.CSS_SELECTOR, f'#endpoint-list details[data-endpoint="{endpoint}"] tr[data-rule="{rule}"]')
 
     def choose(self, element_id, text):
         Select(self.find(element_id)).select_by_visible_text(text)
@@ -323,7 +325,8 @@ class ScenarioTests(DashboardTestCase):
         self.open_page("rules")
         row = self.wait_for(lambda: self.rule_row("GET /isUserNameAvailable", "serverError"), "no serverError row")
         self.assertRegex(row.find_element(By.CSS_SELECTOR, ".source").text, r"^scenarios/isUserNameAvailable\.yaml:\d+$")
-        self.wait_for(lambda: int(self.rule_row("GET /isUserNameAvailable", "serverError").find_element(By.CSS_SELECTOR, ".hits").text) >= 3,
+        hits = lambda: self.rule_row("GET /isUserNameAvailable", "serverError").find_element(By.CSS_SELECTOR, ".hits").text
+        self.wait_for(lambda: hits().isdigit() and int(hits()) >= 3,
                       "the hits of serverError were not counted")
         never = self.rule_row("GET /isUserNameAvailable", "gatewayTimeout")
         self.assertEqual(never.find_element(By.CSS_SELECTOR, ".hits").text, "0")
@@ -488,7 +491,7 @@ class ReloadTests(DashboardTestCase):
         self.open_page("rules")
         warnings = self.wait_for(lambda: self.find("scenario-warnings").is_displayed() and self.find("scenario-warnings-list"), "no warnings shown")
         self.assertRegex(warnings.text, r"^scenarios/search\.yaml:\d+:\d+: warning: rule 'neverAnswers' of GET /search can never answer")
-        self.assertIsNotNone(self.rule_row("GET /search", "neverAnswers"))
+        self.wait_for(lambda: self.rule_row("GET /search", "neverAnswers"), "the rule that never answers is not listed")
         self.assertFalse(self.find("reload-problems").is_displayed())
 
 
