@@ -80,6 +80,13 @@ let package = Package(
             // files to install).
             resources: [
                 .embedInCode("Dashboard/index.html"),
+                .embedInCode("Dashboard/page.js"),
+                .embedInCode("Dashboard/polling.js"),
+                .embedInCode("Dashboard/requests.js"),
+                .embedInCode("Dashboard/rules.js"),
+                .embedInCode("Dashboard/sessions.js"),
+                .embedInCode("Dashboard/retries.js"),
+                .embedInCode("Dashboard/controls.js"),
                 .embedInCode("Dashboard/app.js"),
                 .embedInCode("Dashboard/app.css"),
             ]

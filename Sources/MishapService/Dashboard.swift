@@ -19,6 +19,13 @@ enum Dashboard {
 
     static let assets: [Asset] = [
         Asset(name: "index.html", contentType: "text/html; charset=utf-8", bytes: PackageResources.index_html),
+        Asset(name: "page.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_js),
+        Asset(name: "polling.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.polling_js),
+        Asset(name: "requests.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.requests_js),
+        Asset(name: "rules.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.rules_js),
+        Asset(name: "sessions.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.sessions_js),
+        Asset(name: "retries.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.retries_js),
+        Asset(name: "controls.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.controls_js),
         Asset(name: "app.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.app_js),
         Asset(name: "app.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.app_css),
     ]

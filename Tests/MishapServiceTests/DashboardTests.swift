@@ -20,30 +20,46 @@ import Testing
             respond: { text: hi }
         """
 
-    /// The page and its two files, each with its type and the headers that keep it to itself.
+    /// The page and every file it names, each with its type and the headers that keep it to itself.
     @Test func servesThePageAndItsFiles() async throws {
         let harness = try TestServer(yaml: Self.yaml)
         let page = try await harness.send("GET", "/__mishap/ui/")
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
-        #expect(page.text.contains("<script src=\"app.js\""))
         #expect(page.text.contains("app.css"))
         let policy = try #require(page.header("Content-Security-Policy"))
         #expect(policy.contains("default-src 'self'"))
         #expect(page.header("X-Frame-Options") == "DENY")
         #expect(page.header("X-Content-Type-Options") == "nosniff")
-        let script = try await harness.send("GET", "/__mishap/ui/app.js")
-        #expect(script.status == 200)
-        #expect(script.header("Content-Type") == "text/javascript; charset=utf-8")
-        #expect(script.text.contains("/__mishap/"))
+        // The scripts the page names, in order: the shared one first, the one that starts it last.
+        let names = page.text.components(separatedBy: "<script src=\"").dropFirst()
+            .compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
+        #expect(names.first == "page.js")
+        #expect(names.last == "app.js")
+        // ... and they are exactly the scripts built in (which a 404 lists).
+        let missing = try await harness.send("GET", "/__mishap/ui/missing.js")
+        let listed = ((missing.json?["reason"] as? String) ?? "").components(separatedBy: "it has ").last ?? ""
+        let builtIn = listed.components(separatedBy: ", ").filter { $0.hasSuffix(".js") }
+        #expect(Set(names) == Set(builtIn))
+        #expect(names.count == builtIn.count && names.count > 1)
+        var texts = [page.text]
+        for name in names {
+            let script = try await harness.send("GET", "/__mishap/ui/" + name)
+            #expect(script.status == 200, "\(name)")
+            #expect(script.header("Content-Type") == "text/javascript; charset=utf-8")
+            #expect(script.text.hasPrefix("\"use strict\";"), "\(name)")
+            texts.append(script.text)
+        }
+        #expect(texts.joined().contains("api(\"GET\", \"requests\""))
         let style = try await harness.send("GET", "/__mishap/ui/app.css")
         #expect(style.status == 200)
         #expect(style.header("Content-Type") == "text/css; charset=utf-8")
+        texts.append(style.text)
         let head = try await harness.send("HEAD", "/__mishap/ui/app.js")
         #expect(head.status == 200)
         #expect(head.text.isEmpty)
         // Nothing of the page comes from elsewhere (the SVG namespace is a name, not a fetch).
-        for text in [page.text, script.text, style.text] {
+        for text in texts {
             let other = text.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
             #expect(!other.contains("http://") && !other.contains("https://") && !other.contains("//cdn"))
         }
@@ -62,7 +78,7 @@ import Testing
         #expect(bare.header("Location") == "/__mishap/ui/")
         let missing = try await harness.send("GET", "/__mishap/ui/secret.txt")
         #expect(missing.status == 404)
-        #expect((missing.json?["reason"] as? String)?.contains("index.html, app.js, app.css") == true)
+        #expect((missing.json?["reason"] as? String)?.contains("index.html, page.js, polling.js") == true)
         let post = try await harness.send("POST", "/__mishap/ui/")
         #expect(post.status == 405)
         #expect(post.header("Allow") == "GET, HEAD")

@@ -1,0 +1,125 @@
+"use strict";
+// The Requests tab (the journal's rows, filters, a request's detail) and the Unmatched tab
+// (near-miss explanations).
+
+// ---- Requests ------------------------------------------------------------------------------
+
+// The filters offer the values the journal holds (and every endpoint of the scenarios).
+function updateFilters() {
+  const distinct = (field) => [...new Set(model.entries.map((entry) => entry[field]).filter((value) => value !== null))].sort();
+  const choices = (values) => values.map((value) => [keyOf(value), value]);
+  const endpoints = new Set(distinct("endpoint"));
+  for (const endpoint of (model.scenarios ? model.scenarios.endpoints : [])) endpoints.add(endpointName(endpoint));
+  const sessions = [...model.sessions].sort();
+  fillSelect($("filter-session"), [["", "all"], [NONE, "(no session)"], ...choices(sessions)]);
+  fillSelect($("filter-endpoint"), [["", "all"], [NONE, "(none: unmatched)"], ...choices([...endpoints].sort())]);
+  fillSelect($("filter-rule"), [["", "all"], [NONE, "(none)"], ...choices(distinct("rule"))]);
+  fillSelect($("filter-status"), [["", "all"], ["2xx", "2xx"], ["3xx", "3xx"], ["4xx", "4xx"], ["5xx", "5xx"],
+    ["fault", "fault or hang"], ...distinct("status").map((status) => [String(status), String(status)])]);
+  fillSelect($("known-sessions"), sessions.map((session) => [session, session]));
+}
+
+function passesFilters(entry) {
+  const choose = (id, value) => { const key = $(id).value; return key === "" || key === keyOf(value); };
+  const status = $("filter-status").value;
+  const statusFits = status === "" || (status === "fault" ? entry.status === null
+    : status.endsWith("xx") ? entry.status !== null && String(entry.status)[0] === status[0]
+      : String(entry.status) === status);
+  return statusFits && choose("filter-session", entry.session) && choose("filter-endpoint", entry.endpoint)
+    && choose("filter-rule", entry.rule);
+}
+
+function requestRow(entry) {
+  return el("tr", { dataset: { id: entry.id }, className: entry.id === model.selectedId ? "selected" : "" },
+    el("td", { title: entry.time }, clock(entry.time)),
+    el("td", {}, entry.method),
+    el("td", { className: "path" }, entry.path, el("span", { className: "muted" }, queryText(entry.query))),
+    el("td", { className: statusClass(entry) }, statusText(entry)),
+    el("td", {}, entry.rule || ""),
+    el("td", {}, entry.endpoint || ""),
+    el("td", {}, entry.session || ""),
+    el("td", { className: "num" }, entry.delayMs ? ms(entry.delayMs) : ""),
+    el("td", { className: "num" }, duration(entry.durationMs)));
+}
+
+// Rebuilds the table, newest first.
+function renderRequests() {
+  const rows = model.entries.filter(passesFilters).reverse().map(requestRow);
+  $("requests-body").replaceChildren(...rows);
+  updateRequestCount();
+}
+
+// Puts new entries on top, unless paused.
+function addRows(fresh) {
+  if ($("live-pause").checked) return updateRequestCount();
+  const body = $("requests-body");
+  for (const entry of fresh) if (passesFilters(entry)) body.prepend(requestRow(entry));
+  updateRequestCount();
+}
+
+function updateRequestCount() {
+  const rows = $("requests-body").rows.length;
+  $("requests-empty").hidden = model.entries.length > 0;
+  $("requests-count").textContent = `${rows} shown of ${model.entries.length} in the journal`
+    + ` (it keeps the last ${model.capacity}; ${model.dropped} dropped)`
+    + (model.behind ? ` · catching up: the page reads at most ${PAGE} new requests a second` : "");
+  $("journal-window").textContent = `${model.entries.length} requests, of at most ${model.capacity}`;
+}
+
+// The detail panel of one request.
+function showDetail(id) {
+  const entry = model.entries.find((candidate) => candidate.id === id);
+  const panel = $("request-detail");
+  model.selectedId = entry ? id : null;
+  for (const row of $("requests-body").rows) row.classList.toggle("selected", Number(row.dataset.id) === model.selectedId);
+  panel.hidden = !entry;
+  if (!entry) return;
+  const runtimeRule = el("span", { id: "detail-runtime-rule" }, entry.runtimeRule || "none: the scenario files answered");
+  const facts = [["id", entry.id], ["time", entry.time], ["status", statusText(entry)],
+    ["endpoint", entry.endpoint || "none (unmatched)"], ["rule", entry.rule || "none"], ["runtime rule", runtimeRule],
+    ["session", sessionLabel(entry.session)], ["delay", ms(entry.delayMs)], ["hang", entry.hang ? "yes" : "no"]];
+  if (entry.durationMs !== undefined) facts.push(["duration", duration(entry.durationMs)]);
+  if (entry.closedEarly !== undefined) facts.push(["closed early", entry.closedEarly ? "yes: the client went away first" : "no"]);
+  const changes = el("table", { id: "detail-state-changes", className: "grid" });
+  fillTable(changes, ["name", "from", "to", "for"],
+    (entry.stateChanges || []).map((c) => [c.name, shown(c.from), shown(c.to), ms(c.forMs)]), "no state changed");
+  const query = el("table", { id: "detail-query", className: "grid" });
+  fillTable(query, ["name", "value"], entry.query, "no query");
+  const headers = el("table", { id: "detail-headers", className: "grid" });
+  fillTable(headers, ["name", "value"], entry.headers, "no headers");
+  panel.replaceChildren(
+    el("div", { className: "detail-head" }, el("h2", {}, `${entry.method} ${entry.path}`),
+      el("button", { id: "detail-close", type: "button" }, "Close")),
+    el("dl", { className: "facts" }, facts.map(([name, value]) => [el("dt", {}, name), el("dd", {}, value)])),
+    el("h3", {}, "Query"), query,
+    el("h3", {}, "Body"), el("pre", { id: "detail-body", className: "body" }, bodyText(entry)),
+    el("h3", {}, "State changes"), changes,
+    el("h3", {}, "Headers"), headers);
+  $("detail-close").addEventListener("click", () => showDetail(null));
+}
+
+function bodyText(entry) {
+  if (entry.bodyBase64 !== undefined) return "(not UTF-8; base64)\n" + entry.bodyBase64;
+  if (!entry.body) return "(empty)";
+  let text = entry.body;
+  try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (ignored) { /* not JSON: as sent */ }
+  return entry.bodyTruncated ? `${text}\n… cut; ${entry.bodySize} bytes in all` : text;
+}
+
+// ---- Unmatched -----------------------------------------------------------------------------
+
+async function renderUnmatched() {
+  const data = await api("GET", "unmatched");
+  const items = data.unmatched.slice().reverse().map((item) => el("li", { dataset: { id: item.id } },
+    el("div", { className: "card-head" },
+      el("code", {}, `${item.method} ${item.path}${queryText(item.query)}`),
+      el("span", { className: "muted" }, clock(item.time)),
+      item.session !== null && el("span", { className: "tag" }, "session " + item.session)),
+    el("ul", { className: "near-misses" }, item.nearMisses.length
+      ? item.nearMisses.map((miss) => el("li", { className: "near-miss" },
+        el("span", { className: "muted" }, [miss.endpoint, miss.rule && "rule " + miss.rule].filter(Boolean).join(", ") + ": "),
+        el("span", { className: "reason" }, miss.reason)))
+      : el("li", { className: "muted" }, "no endpoint comes near"))));
+  const none = el("li", { className: "muted" }, "Every request so far matched a rule.");
+  $("unmatched-list").replaceChildren(...(items.length ? items : [none]));
+}
