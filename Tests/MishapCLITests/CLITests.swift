@@ -203,6 +203,25 @@ struct CLITests {
         }
     }
 
+    /// `serve`'s arguments are parsed by `Serve` alone when they are good (it is cheaper);
+    /// whatever it refuses is parsed again from the root, so help and errors name the command
+    /// as `mishap serve`, the same with or without the subcommand's name.
+    @Test("Help and errors of serve read as from the root, named or by default")
+    func serveParsedDirectly() async throws {
+        let help = try await runMishap(["serve", "--help"])
+        let helpCommand = try await runMishap(["help", "serve"])
+        #expect(help.status == 0 && helpCommand.status == 0, "\(help) \(helpCommand)")
+        #expect(help.standardOutput == helpCommand.standardOutput)
+        #expect(help.standardOutput.contains("USAGE: mishap serve"), "\(help.standardOutput)")
+        let named = try await runMishap(["serve", "--port", "abc"])
+        let unnamed = try await runMishap(["--port", "abc"])
+        #expect(named.status == Self.usageExitCode && unnamed.status == Self.usageExitCode, "\(named) \(unnamed)")
+        #expect(named.standardError.contains("Usage: mishap serve"), "\(named.standardError)")
+        #expect(named.standardError == unnamed.standardError)
+        let version = try await runMishap(["serve", "--version"])
+        #expect(version.standardOutput == "0.1.0\n", "\(version)")
+    }
+
     @Test("--version prints the version")
     func version() async throws {
         let result = try await runMishap(["--version"])
