@@ -98,11 +98,6 @@ public enum ScenarioLoader {
         var declarations: [StateDeclaration] = []
         var stateNames: [String: String] = [:]
         for source in sources {
-            if let violation = YAMLLimits.check(source.text) {
-                diagnostics.append(ScenarioDiagnostic(file: source.display, line: violation.line, column: violation.column,
-                                                      message: violation.message))
-                continue
-            }
             let root: YAMLNode?
             do {
                 root = try YAMLComposer.compose(source.text)
@@ -245,9 +240,11 @@ public enum ScenarioLoader {
         case .duplicatedKeys(let duplicates, let mark):
             return located(mark.line, mark.column,
                 "duplicate key \(duplicates.map { "'\(YAMLLimits.shown($0))'" }.joined(separator: ", ")) in one mapping")
-        case .reader(let problem, let offset, _):
-            let place = YAMLLimits.location(ofByte: offset, in: text)
-            return located(place.line, place.column, "YAML: \(problem)")
+        case .reader(let problem, let offset, let value):
+            let violation = YAMLLimits.readerViolation(problem: problem, offset: offset, value: value, in: text)
+            return located(violation.line, violation.column, violation.message)
+        case .limit(let violation):
+            return located(violation.line, violation.column, violation.message)
         case .memory:
             return located(1, 1, "YAML: Memory error")
         }

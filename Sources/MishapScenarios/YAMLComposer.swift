@@ -2,15 +2,18 @@
 /// none, every tag as written (no scalar is typed here; `YAMLScalar` does that), each alias
 /// the node its anchor last named before it, and a mapping that gives a key twice refused.
 ///
-/// Texts are checked with `YAMLLimits` first, which bounds their nesting and what their
-/// aliases repeat. Composing keeps the open collections on a list, not the call stack;
-/// comparing keys that are lists or mappings recurses.
+/// Every event is measured against `YAMLLimits` as it is read, before it is composed, which
+/// bounds a text's size, its nesting and what its aliases repeat. Composing keeps the open
+/// collections on a list, not the call stack; comparing keys that are lists or mappings recurses.
 enum YAMLComposer {
     /// The tree of `text`'s document, or nil when the text has none (it is empty, or only
-    /// comments). A second document is an error.
+    /// comments). A second document is an error, and so is a text beyond the limits
+    /// (`YAMLError.limit`), reported at the first place that goes beyond them.
     static func compose(_ text: String) throws(YAMLError) -> YAMLNode? {
+        if let violation = YAMLLimits.sizeViolation(text) { throw .limit(violation) }
         let composed = YAMLEventParser.parse(text) { parser in
-            Result { () throws(YAMLError) -> YAMLNode? in try document(&parser) }
+            parser.limits = YAMLLimits.Tracker()
+            return Result { () throws(YAMLError) -> YAMLNode? in try document(&parser) }
         }
         return try composed.get()
     }

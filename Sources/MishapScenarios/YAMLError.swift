@@ -14,6 +14,9 @@ enum YAMLError: Error, Equatable {
     case duplicatedKeys([String], mark: YAMLMark)
     /// libyaml could not allocate memory.
     case memory
+    /// A text beyond one of `YAMLLimits`: too large, too deeply nested, or aliases that
+    /// repeat too much.
+    case limit(YAMLLimits.Violation)
 
     /// What libyaml was doing when it met the problem ("while parsing a flow mapping"), and
     /// where that started.

@@ -8,7 +8,7 @@ struct YAMLEvent {
         case streamStart, streamEnd, documentStart, documentEnd
         /// `*name`.
         case alias(anchor: String)
-        /// A scalar: its text (empty when the parser does not read scalars), its tag (see
+        /// A scalar: its text, its tag (see
         /// `YAMLNode.Scalar.tag`), how it was written and its anchor.
         case scalar(value: String, tag: String, style: YAMLNode.Scalar.Style, anchor: String?)
         /// The start of a list or a mapping: its anchor, and its tag as written, or empty.
@@ -23,30 +23,29 @@ struct YAMLEvent {
 }
 
 /// libyaml's event parser over a UTF-8 text. It reads the text in place, so it lives only
-/// within `parse(_:readsScalars:_:)`.
+/// within `parse(_:_:)`.
 struct YAMLEventParser: ~Copyable {
     private let parser: UnsafeMutablePointer<yaml_parser_t>
     private let initialized: Bool
-    /// Whether scalar events carry their text; a pass that only measures the text skips it.
-    private let readsScalars: Bool
+    /// When set, every event is measured against the limits before `next()` returns it, and
+    /// the first that goes beyond them is thrown instead (`YAMLError.limit`).
+    var limits: YAMLLimits.Tracker?
 
     /// Runs `body` with a parser of `text`.
-    static func parse<Result>(_ text: String, readsScalars: Bool = true,
-                              _ body: (inout YAMLEventParser) -> Result) -> Result {
+    static func parse<Result>(_ text: String, _ body: (inout YAMLEventParser) -> Result) -> Result {
         if let result = text.utf8.withContiguousStorageIfAvailable({ bytes -> Result in
-            var parser = YAMLEventParser(bytes, readsScalars: readsScalars)
+            var parser = YAMLEventParser(bytes)
             return body(&parser)
         }) {
             return result
         }
         return Array(text.utf8).withUnsafeBufferPointer { bytes in
-            var parser = YAMLEventParser(bytes, readsScalars: readsScalars)
+            var parser = YAMLEventParser(bytes)
             return body(&parser)
         }
     }
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, readsScalars: Bool) {
-        self.readsScalars = readsScalars
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         // libyaml keeps a pointer to the parser in it: it must not move.
         parser = .allocate(capacity: 1)
         parser.initialize(to: yaml_parser_t())
@@ -68,7 +67,9 @@ struct YAMLEventParser: ~Copyable {
         var event = yaml_event_t()
         guard yaml_parser_parse(parser, &event) == 1 else { throw error() }
         defer { yaml_event_delete(&event) }
-        return YAMLEvent(kind: kind(of: event), mark: Self.mark(event.start_mark))
+        let next = YAMLEvent(kind: kind(of: event), mark: Self.mark(event.start_mark))
+        if limits != nil, let violation = limits?.check(next) { throw .limit(violation) }
+        return next
     }
 
     private func kind(of event: yaml_event_t) -> YAMLEvent.Kind {
@@ -79,7 +80,7 @@ struct YAMLEventParser: ~Copyable {
         case YAML_ALIAS_EVENT: return .alias(anchor: Self.text(event.data.alias.anchor) ?? "")
         case YAML_SCALAR_EVENT:
             let scalar = event.data.scalar
-            let value = readsScalars ? String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self) : ""
+            let value = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
             // A quoted scalar without a tag is a string; a plain one without a tag has none.
             let tag = scalar.quoted_implicit == 1 ? YAMLNode.Scalar.stringTag : Self.text(scalar.tag) ?? ""
             return .scalar(value: value, tag: tag, style: Self.style(scalar.style), anchor: Self.text(scalar.anchor))

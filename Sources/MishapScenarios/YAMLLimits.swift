@@ -1,6 +1,7 @@
 /// Limits a scenario file must stay within before it is composed into a tree, so that no file,
 /// however written, can exhaust the stack, the memory or the time of whoever loads it. They
-/// are measured on libyaml's events alone, without building a tree.
+/// are measured on libyaml's events as they are read (`Tracker`), before the composer acts on
+/// each, in the one pass that composes the tree.
 ///
 /// Composing and compiling are linear in a file's size except in two ways, both bounded here:
 /// nesting (comparing keys while composing, the compiler and freeing the tree recurse once per
@@ -25,16 +26,20 @@ enum YAMLLimits {
         var message: String
     }
 
-    /// The first limit `text` goes beyond, in file order; nil when it stays within them all.
-    /// Syntax errors are left to the composer, which reports them the same way whether or not
-    /// this ran first; characters YAML does not allow are reported here, with their place.
-    static func check(_ text: String) -> Violation? {
+    /// The size limit, checked before a text is parsed at all.
+    static func sizeViolation(_ text: String) -> Violation? {
         let size = text.utf8.count
-        if size > maximumFileSize {
-            return Violation(line: 1, column: 1,
-                             message: "the file is \(size) bytes; a scenario file may be at most \(maximumFileSize / (1024 * 1024)) MiB (\(maximumFileSize) bytes)")
-        }
-        return YAMLEventParser.parse(text, readsScalars: false) { parser in scan(&parser, text: text) }
+        guard size > maximumFileSize else { return nil }
+        return Violation(line: 1, column: 1,
+                         message: "the file is \(size) bytes; a scenario file may be at most \(maximumFileSize / (1024 * 1024)) MiB (\(maximumFileSize) bytes)")
+    }
+
+    /// A character YAML does not allow, as a violation at its place: libyaml's words and the
+    /// character's code point.
+    static func readerViolation(problem: String, offset: Int, value: Int32, in text: String) -> Violation {
+        let place = location(ofByte: offset, in: text)
+        let character = value >= 0 ? " (U+\(hex(value)))" : ""
+        return Violation(line: place.line, column: place.column, message: "YAML: \(problem.isEmpty ? "unreadable text" : problem)\(character)")
     }
 
     /// A collection being read: what the running count was when it started, its anchor, how
@@ -54,41 +59,24 @@ enum YAMLLimits {
         var height: Int
     }
 
-    private static func scan(_ parser: inout YAMLEventParser, text: String) -> Violation? {
-        var stack: [Open] = []
-        // Nodes of the document as composed, each alias counted at the size of what it stands for.
-        var composed = 0
-        // Nodes repeated by aliases, plus nodes of keys that are lists or mappings.
-        var repeated = 0
-        var anchored: [String: Anchored] = [:]
+    /// The limits measured on a text's events as they are read, one at a time, before whoever
+    /// reads them acts on them: the event parser feeds it each event (`YAMLEventParser.limits`),
+    /// so the composer never holds an event that breaks a limit, and the text is parsed once.
+    /// Only the first document is measured; a second one is the composer's to refuse.
+    struct Tracker {
+        private var stack: [Open] = []
+        /// Nodes of the document as composed, each alias counted at the size of what it stands for.
+        private var composed = 0
+        /// Nodes repeated by aliases, plus nodes of keys that are lists or mappings.
+        private var repeated = 0
+        private var anchored: [String: Anchored] = [:]
+        private var ended = false
 
-        /// Records a complete node: what its anchor stands for, and its cost when it is a key.
-        func finish(size: Int, height: Int, anchor: String?) -> Bool {
-            if let anchor { anchored[anchor] = Anchored(size: size, height: height) }
-            guard let parent = stack.indices.last else { return true }
-            let isKey = stack[parent].isMapping && stack[parent].children % 2 == 0
-            stack[parent].children += 1
-            stack[parent].height = max(stack[parent].height, height)
-            if isKey && size > 1 {
-                repeated += size
-                return repeated <= maximumRepeatedValues
-            }
-            return true
-        }
-
-        while true {
-            let event: YAMLEvent
-            do {
-                event = try parser.next()
-            } catch {
-                guard case .reader(let problem, let offset, let value) = error else { return nil }
-                let place = location(ofByte: offset, in: text)
-                let character = value >= 0 ? " (U+\(hex(value)))" : ""
-                return Violation(line: place.line, column: place.column, message: "YAML: \(problem.isEmpty ? "unreadable text" : problem)\(character)")
-            }
+        /// The limit `event` goes beyond, or nil.
+        mutating func check(_ event: YAMLEvent) -> Violation? {
+            guard !ended else { return nil }
             let line = event.mark.line
             let column = event.mark.column
-
             switch event.kind {
             case .scalar(_, _, _, let anchor):
                 composed += 1
@@ -122,16 +110,31 @@ enum YAMLLimits {
                 stack.append(Open(start: composed, anchor: anchor, isMapping: isMapping))
                 composed += 1
             case .sequenceEnd, .mappingEnd:
+                // An end without a start is the composer's to report.
                 guard let open = stack.popLast() else { return nil }
                 if !finish(size: composed - open.start, height: open.height + 1, anchor: open.anchor) {
                     return keyViolation(line: line, column: column)
                 }
             case .documentEnd, .streamEnd:
-                // A second document is the composer's to report; only the first is composed.
-                return nil
+                ended = true
             case .streamStart, .documentStart:
                 break
             }
+            return nil
+        }
+
+        /// Records a complete node: what its anchor stands for, and its cost when it is a key.
+        private mutating func finish(size: Int, height: Int, anchor: String?) -> Bool {
+            if let anchor { anchored[anchor] = Anchored(size: size, height: height) }
+            guard let parent = stack.indices.last else { return true }
+            let isKey = stack[parent].isMapping && stack[parent].children % 2 == 0
+            stack[parent].children += 1
+            stack[parent].height = max(stack[parent].height, height)
+            if isKey && size > 1 {
+                repeated += size
+                return repeated <= maximumRepeatedValues
+            }
+            return true
         }
     }
 
