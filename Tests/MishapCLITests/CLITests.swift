@@ -220,6 +220,11 @@ struct CLITests {
         #expect(named.standardError == unnamed.standardError)
         let version = try await runMishap(["serve", "--version"])
         #expect(version.standardOutput == "0.1.0\n", "\(version)")
+        // Completion scripts are the root's, for every subcommand.
+        let completion = try await runMishap(["serve", "--generate-completion-script", "bash"])
+        let rootCompletion = try await runMishap(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0 && completion.standardOutput == rootCompletion.standardOutput, "\(completion)")
+        #expect(completion.standardOutput.contains("_mishap"), "\(completion.standardOutput.prefix(200))")
     }
 
     @Test("--version prints the version")
