@@ -8,6 +8,10 @@ enum YAMLDuplicateKeys {
     /// ("<uncovertable>" for a list or a mapping), placed at the first of them.
     static func check(_ keys: [YAMLNode]) throws(YAMLError) {
         guard keys.count > 1 else { return }
+        // Most mappings of a scenario file have a handful of keys: comparing each pair costs
+        // less than hashing them all into a dictionary, and finds a duplicate exactly when the
+        // dictionary would (`hash` agrees with `same`).
+        if keys.count <= pairwiseLimit && !hasPairwiseDuplicate(keys) { return }
         var seen: [Key: (first: Int, count: Int)] = [:]
         for (index, key) in keys.enumerated() {
             seen[Key(node: key), default: (index, 0)].count += 1
@@ -18,6 +22,19 @@ enum YAMLDuplicateKeys {
             precedes(keys[first], keys[second]) || (!precedes(keys[second], keys[first]) && first < second)
         }
         throw .duplicatedKeys(sorted.map { text(of: keys[$0]) ?? "<uncovertable>" }, mark: keys[sorted[0]].mark)
+    }
+
+    /// The most keys compared pair by pair (120 pairs) instead of hashed.
+    static let pairwiseLimit = 16
+
+    /// Whether two of `keys` are the same key.
+    private static func hasPairwiseDuplicate(_ keys: [YAMLNode]) -> Bool {
+        for first in keys.indices.dropLast() {
+            for second in (first + 1)..<keys.count where same(keys[first], keys[second]) {
+                return true
+            }
+        }
+        return false
     }
 
     /// A key as a dictionary holds it, equal to another when YAML would take them for one.

@@ -145,6 +145,13 @@ struct YAMLComposerTests {
         #expect(throws: Never.self) { try YAMLComposer.compose("!!int a: 1\na: 2\n!custom a: 3\n") }
         // A key reached through an alias is placed where its anchor is.
         #expect(Self.failure("x: &k a\nm:\n  *k : 1\n  a: 2\n") == .duplicatedKeys(["a"], mark: YAMLMark(line: 1, column: 4)))
+        // Small mappings are compared pair by pair, larger ones hashed: the same answer either way.
+        for count in [YAMLDuplicateKeys.pairwiseLimit, YAMLDuplicateKeys.pairwiseLimit + 1, 200] {
+            let keys = (0..<count - 2).map { "k\($0): 1\n" }.joined()
+            #expect(throws: Never.self) { try YAMLComposer.compose(keys + "'x': 1\n!!int x: 2\n") }
+            #expect(Self.failure(keys + "x: 1\n'x': 2\n") == .duplicatedKeys(["x"], mark: YAMLMark(line: count - 1, column: 1)))
+            #expect(Self.failure("k\(count - 3): 0\n" + keys + "x: 1\n") == .duplicatedKeys(["k\(count - 3)"], mark: YAMLMark(line: 1, column: 1)))
+        }
     }
 
     @Test("Lists and mappings as keys are duplicates item by item, in order, and shown as <uncovertable>")
