@@ -57,10 +57,9 @@ enum Dashboard {
         if !request.query.isEmpty {
             return AdminAPI.error(400, "\(request.path) takes no query parameters")
         }
-        // The page's files are named relative to it, so it must be loaded from the folder.
-        if file.isEmpty && !request.path.hasSuffix("/") {
-            return ResponsePlan(status: 308, headers: [Field("Location", AdminAPI.prefix + "ui/"), Field("Content-Length", "0")], body: [])
-        }
+        // The page is `/__mishap/ui/` and `/__mishap/ui` alike (it names its files by absolute
+        // paths), rather than a redirect from one to the other: swift-corelibs-foundation's
+        // URLSession follows `Location: /__mishap/ui/` back to `/__mishap/ui` until it gives up.
         let name = file.isEmpty ? "index.html" : file
         guard let asset = assets.first(where: { $0.name == name }) else {
             return AdminAPI.error(404, "the dashboard has no file '\(name)'; it has " + assets.map(\.name).joined(separator: ", "))

@@ -128,8 +128,8 @@ class DashboardTestCase(unittest.TestCase):
 
     # -- helpers --
 
-    def open_page(self, tab=None):
-        self.driver.get(self.mishap.url + "/__mishap/ui/")
+    def open_page(self, tab=None, path="/__mishap/ui/"):
+        self.driver.get(self.mishap.url + path)
         self.wait_for(lambda: "live" in self.find("connection").text, "the page never went live")
         if tab:
             self.find("tab-" + tab).click()
@@ -194,6 +194,15 @@ class RequestsTests(DashboardTestCase):
             if "durationMs" in entry:
                 self.assertRegex(row["cells"][DURATION], r"^\d+(\.\d+)? ms$")
         self.screenshot("requests")
+
+    def test_the_page_works_without_its_final_slash(self):
+        # /__mishap/ui is the page itself, not a redirect: its files and the API are named by
+        # absolute paths, so they load from there too (tearDown fails on any failed load).
+        session = new_session("bare")
+        self.open_page(path="/__mishap/ui")
+        self.assertTrue(self.driver.current_url.endswith("/__mishap/ui"), self.driver.current_url)
+        self.mishap.request("/isUserNameAvailable?userName=someone", session=session)
+        self.wait_for(lambda: len(self.rows_of(session)) == 1, "the new row never appeared")
 
     def test_a_reset_from_elsewhere_clears_its_rows(self):
         session, other = new_session("reset-elsewhere"), new_session("reset-kept")

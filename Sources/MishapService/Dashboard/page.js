@@ -2,7 +2,7 @@
 // What every part of the dashboard shares: the page's model of the server, small DOM helpers,
 // the admin API client and the admin-token form. Loaded first; the other scripts use its names.
 
-const API = new URL("../", location.href).pathname;   // the page lives at /__mishap/ui/
+const API = "/__mishap/";                              // the admin API; the page is at /__mishap/ui/
 const POLL_MS = 1000;
 const OPEN_FOR_MS = 120000;                            // how long a request without a duration is asked for again
 const PAGE = 200;                                      // the most new entries one poll fetches
