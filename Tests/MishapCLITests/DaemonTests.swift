@@ -222,10 +222,12 @@ struct DaemonTests {
         // The defaults: ./mishap.pid and ./mishap.log in the working folder.
         let began = ContinuousClock.now
         let start = try await runMishap(["start", "--port", "0", "--scenarios", "scenarios"], currentDirectory: folder.path,
-                                       timeout: .seconds(15))
+                                       timeout: .seconds(45))
         let took = ContinuousClock.now - began
         #expect(start.status == 0, "\(start)")
-        #expect(took < .seconds(10), "start took \(took)")
+        // It returns once the server is ready, not at its 30 s timeout. (Alone it takes well
+        // under a second; beside the other suites' processes on two cores, up to about 11 s.)
+        #expect(took < .seconds(25), "start took \(took)")
         let (url, pid) = try #require(Self.started(start.standardOutput), "\(start)")
         reaper.pids.insert(pid)
         let port = try #require(Self.port(of: url), "\(url)")
