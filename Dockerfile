@@ -1,5 +1,5 @@
 # Mishap in a container: a release build with the Swift runtime linked in, on a slim Debian that
-# has only libmicrohttpd and libyaml added. `make image-check` proves the runtime stage without
+# has only libmicrohttpd, libyaml and libcurl added. `make image-check` proves the runtime stage without
 # Docker: it builds the binary the same way, checks with ldd what it needs, and serves from a
 # folder outside the source tree.
 #
@@ -9,7 +9,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libgnutls28-dev libyaml-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libgnutls28-dev libyaml-dev libcurl4-gnutls-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -23,10 +23,10 @@ RUN swift build $(cat release-flags) --product mishap \
 
 FROM debian:bookworm-slim
 # libmicrohttpd12 brings its own dependencies (GnuTLS, which mishap also calls for its
-# certificates); libyaml-0-2 has none; glibc, libstdc++
-# and libgcc are in the base image.
+# certificates); libyaml-0-2 has none; libcurl3-gnutls (GnuTLS too) is loaded only with --upstream;
+# glibc, libstdc++ and libgcc are in the base image.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libyaml-0-2 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libyaml-0-2 libcurl3-gnutls \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mishap
 COPY --from=build /usr/local/bin/mishap /usr/local/bin/mishap

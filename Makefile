@@ -1,21 +1,21 @@
 # Mishap: `make run` serves the default scenarios, `make test` runs every test; `make check` (what
 # CI runs, before `make sanitize`) adds a smoke pass of the benchmarks and the image check.
-# All install what is missing first (libmicrohttpd-dev and libyaml-dev through apt-get).
+# All install what is missing first (libmicrohttpd-dev, libyaml-dev and libcurl4-gnutls-dev through apt-get).
 
 SWIFT ?= swift
 SCENARIOS ?= scenarios
 ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-APT_PACKAGES := libmicrohttpd-dev libgnutls28-dev libyaml-dev pkg-config curl python3
+APT_PACKAGES := libmicrohttpd-dev libgnutls28-dev libyaml-dev libcurl4-gnutls-dev pkg-config curl python3
 
 .PHONY: all deps build release run install uninstall test check clean
 
 all: build
 
-## deps: install libmicrohttpd-dev, libgnutls28-dev (certificates for HTTPS) and libyaml-dev (and pkg-config, curl, and python3 for the
+## deps: install libmicrohttpd-dev, libgnutls28-dev (certificates for HTTPS), libyaml-dev and libcurl4-gnutls-dev (--upstream) (and pkg-config, curl, and python3 for the
 ## Python test suite) when pkg-config cannot find them
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! pkg-config --exists gnutls || ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! pkg-config --exists gnutls || ! pkg-config --exists libcurl || ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then \
 		echo "mishap: installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \

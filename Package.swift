@@ -42,6 +42,15 @@ let package = Package(
             providers: [.apt(["libgnutls28-dev"]), .brew(["gnutls"])]
         ),
 
+        // libcurl's header (Debian's libcurl4-gnutls-dev: the GnuTLS flavour, as libmicrohttpd's
+        // TLS is GnuTLS), for requests sent on to an upstream server. Not linked: the shim
+        // loads the library only when an upstream is set, so a Mishap without one never
+        // loads libcurl and the libraries it needs (docs/libcurl.md).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-gnutls-dev"])]),
+        // libcurl loaded with dlopen, and its variadic option setters and info getters, which
+        // Swift cannot call, as plain C functions.
+        .target(name: "CCurlShim", dependencies: ["CCurl"], linkerSettings: [.linkedLibrary("dl")]),
+
         // What every layer shares, written once: JSON string escaping, the error body, Base64,
         // wall-clock dates, and the POSIX calls (files, descriptors, pipes, threads, folder
         // events) behind one platform seam. Internal: in no product.
@@ -67,13 +76,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Requests passed on to an upstream server and its answers passed back (`--upstream`),
+        // through libcurl's multi interface on a thread of its own.
+        .target(name: "MishapUpstream", dependencies: ["MishapEngine", "MishapSupport", "CCurl", "CCurlShim"]),
         // Mishap running: scenarios swapped whole on reload, the request journal, the
         // Retry-After check, the admin API and its dashboard, the folder watcher and the
         // request log.
         .target(
             name: "MishapService",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapTLS", "MishapSupport",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapTLS", "MishapUpstream", "MishapSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The dashboard's files, built into the binary as byte arrays (no Foundation, no
@@ -103,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "mishap",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapTLS", "MishapSupport",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapTLS", "MishapUpstream", "MishapSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -140,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "MishapServiceTests",
             dependencies: [
-                "MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapTestSupport",
+                "MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapUpstream", "MishapTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -22,6 +22,7 @@ fail() { echo "image-check: FAIL: $*" >&2; exit 1; }
 
 # 1. What the binary links: its own needs are the runtime's basics, libmicrohttpd and libyaml;
 #    everything else ldd lists must come in through libmicrohttpd (which libmicrohttpd12 installs).
+#    libcurl is not linked: it is loaded when --upstream is given (checked in 3).
 allowed="libmicrohttpd.so.12 libgnutls.so.30 libyaml-0.so.2 libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 libpthread.so.0 libdl.so.2 librt.so.1"
 needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 for library in $needed; do
@@ -35,7 +36,7 @@ echo "image-check: links only: $(echo $needed)"
 
 # 2. Serves from a folder outside the source tree, run from elsewhere, as the image does.
 work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "$pid" ${front:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 cp "$binary" "$work/mishap"
 cp -r scenarios "$work/scenarios"
 cd "$work"
@@ -66,3 +67,27 @@ body=$(curl -s --cacert "$work/tls/ca.pem" "$https/isUserNameAvailable?userName=
 kill -TERM "$pid"
 wait "$pid" || fail "the server exited non-zero on SIGTERM"
 echo "image-check: HTTPS from a CA folder made in MISHAP_TLS_DIR, trusted with its ca.pem"
+
+# 4. --upstream, which loads libcurl (libcurl3-gnutls in the image) when it starts: a server in
+#    front of a second one passes on what no rule of its own answers.
+rm -f "$work/port"
+./mishap serve --scenarios "$work/scenarios" --host 127.0.0.1 --port 0 --port-file "$work/port" >"$work/out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+upstream=$(cat "$work/port")
+mkdir "$work/front"
+printf 'endpoint: GET /front\nrules:\n  - name: front\n    respond: { text: front }\n' >"$work/front/front.yaml"
+rm -f "$work/port"
+./mishap serve --scenarios "$work/front" --host 127.0.0.1 --port 0 --port-file "$work/port" \
+    --upstream "http://127.0.0.1:$upstream" >"$work/out-front" 2>&1 &
+front=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+[ -s "$work/port" ] || fail "the server with --upstream did not start: $(cat "$work/out-front")"
+port=$(cat "$work/port")
+body=$(curl -s "http://127.0.0.1:$port/isUserNameAvailable?userName=someone")
+[ "$body" = '{"isAvailable":true,"userName":"someone"}' ] || fail "unexpected answer through --upstream: $body"
+[ "$(curl -s "http://127.0.0.1:$port/front")" = front ] || fail "the front's own rule did not answer"
+kill -TERM "$front" "$pid"
+wait "$front" || fail "the server with --upstream exited non-zero on SIGTERM"
+wait "$pid" || true
+echo "image-check: --upstream loaded libcurl and passed a request on"

@@ -112,6 +112,22 @@ int mishap_connection_is_loopback(struct MHD_Connection *connection) {
     return 0;
 }
 
+int mishap_connection_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return -1;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        return inet_ntop(AF_INET, &v4->sin_addr, buffer, (socklen_t)size) == NULL ? -1 : 0;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(v6)) return inet_ntop(AF_INET, &v6->s6_addr[12], buffer, (socklen_t)size) == NULL ? -1 : 0;
+        return inet_ntop(AF_INET6, v6, buffer, (socklen_t)size) == NULL ? -1 : 0;
+    }
+    return -1;
+}
+
 static enum MHD_Result mishap_count_framing_header(void *cls, enum MHD_ValueKind kind,
                                                    const char *key, size_t key_size,
                                                    const char *value, size_t value_size) {

@@ -37,6 +37,10 @@ public struct ResponsePlan: Sendable {
     /// the request (`RequestObserver.finished`; 0: not told). The service gives its journal
     /// entry's id, to note how long the request took.
     public var completionTag: UInt64 = 0
+    /// Set when the answer is the upstream server's (`--upstream`): the base URL the request
+    /// is sent on to. The server then asks its responder to `forward` the request and carries
+    /// out the plan that comes back instead of this one.
+    public var upstream: String?
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

@@ -30,6 +30,8 @@ public struct CompletedRequest: Sendable {
     public var note: String? = nil
     /// The plan's `completionTag` (0: none).
     public var completionTag: UInt64 = 0
+    /// The upstream server that answered (`--upstream`), when the request was sent on to one.
+    public var upstream: String? = nil
 
     public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
                 duration: Duration, completedNormally: Bool, note: String? = nil) {
@@ -38,7 +40,8 @@ public struct CompletedRequest: Sendable {
     }
 
     public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
-                durationNanoseconds: Int64, completedNormally: Bool, note: String? = nil, completionTag: UInt64 = 0) {
+                durationNanoseconds: Int64, completedNormally: Bool, note: String? = nil, completionTag: UInt64 = 0,
+                upstream: String? = nil) {
         self.method = method
         self.path = path
         self.status = status
@@ -49,6 +52,7 @@ public struct CompletedRequest: Sendable {
         self.completedNormally = completedNormally
         self.note = note
         self.completionTag = completionTag
+        self.upstream = upstream
     }
 }
 

@@ -83,6 +83,18 @@ func handleAccess(
     var body: [UInt8] = []
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+        if let forwarded = state.forwarded {
+            // Resumed: the upstream answered, or the server stops (the request is closed).
+            state.forwarded = nil
+            guard !server.suspensions.isStopping, var answer = forwarded.take() else { return .NO }
+            answer.fitResponseHead(room: state.responseHeaderRoom)
+            answer.completionTag = state.completionTag
+            if server.isObserved {
+                state.record.note(plan: answer)
+                state.record.upstream = forwarded.upstream
+            }
+            return server.carryOut(answer, on: connection)
+        }
         if let plan = state.waitingPlan {
             // Resumed: the delay is over, or a hanging request's client left, or the server
             // stops (after its grace period): a request cut short then is closed, not answered early.
@@ -127,6 +139,9 @@ func handleAccess(
     if server.isObserved {
         requestState(requestContext).record.note(method: request.method, path: request.path, plan: plan)
     }
+    if plan.upstream != nil {
+        return forward(request, plan: plan, server: server, connection: connection, requestContext: requestContext)
+    }
     if plan.hang || plan.delayMilliseconds > 0 {
         let state = requestState(requestContext)
         state.waitingPlan = plan
@@ -148,6 +163,35 @@ func handleAccess(
         }
     }
     return server.carryOut(plan, on: connection)
+}
+
+/// Holds the connection while the responder sends the request on to its upstream; the answer
+/// resumes it (or the server stopping does, and the request is closed).
+private func forward(_ request: Request, plan: ResponsePlan, server: HTTPServer, connection: OpaquePointer,
+                     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+    let state = requestState(requestContext)
+    let answer = ForwardedAnswer(upstream: plan.upstream ?? "")
+    state.forwarded = answer
+    state.completionTag = plan.completionTag
+    state.responseHeaderRoom = request.responseHeaderRoom
+    guard let key = server.suspensions.holdForAnswer(connection) else {
+        state.forwarded = nil
+        return .NO
+    }
+    let suspensions = server.suspensions
+    let scheme = server.configuration.tls == nil ? "http" : "https"
+    server.responder.forward(request, plan: plan, client: clientAddress(connection), scheme: scheme) { plan in
+        answer.set(plan)
+        suspensions.release(key)
+    }
+    return .YES
+}
+
+/// The client's address as text (`127.0.0.1`, `::1`), or `unknown`.
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard mishap_connection_client_address(connection, &buffer, buffer.count) == 0 else { return "unknown" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// The request's state object, created on first need.
@@ -187,7 +231,8 @@ func handleCompleted(
                 status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? state.record.status : nil,
                 rule: state.record.rule, endpoint: state.record.endpoint, fault: state.record.fault,
                 durationNanoseconds: MonotonicClock.nanoseconds() - state.record.started,
-                completedNormally: completedNormally, note: state.record.remark, completionTag: state.completionTag))
+                completedNormally: completedNormally, note: state.record.remark, completionTag: state.completionTag,
+                upstream: state.record.upstream))
         } else if state.completionTag != 0 {
             server.observer?.finished(tag: state.completionTag, completedNormally: completedNormally)
         }

@@ -1,5 +1,6 @@
 import MishapEngine
 import MishapSupport
+import Synchronization
 
 /// What a request collects between the calls libmicrohttpd makes for it. Kept in the request's
 /// context pointer: retained there by the first call that needs it (`handleAccess`), released
@@ -19,6 +20,10 @@ final class RequestState {
     @exclusivity(unchecked) var record = Record()
     /// The plan's `completionTag`, for the observer's `finished` when the server is done.
     var completionTag: UInt64 = 0
+    /// Set while the request waits for its upstream's answer, which lands here.
+    var forwarded: ForwardedAnswer?
+    /// The room the response head has, kept for the answer that comes later.
+    var responseHeaderRoom = ResponseHead.maximumHeaderBytes
 
     /// What the observer needs of a request.
     struct Record {
@@ -31,6 +36,8 @@ final class RequestState {
         var endpoint: String?
         var fault: Fault?
         var remark: String?
+        /// The upstream the request was sent on to, if it was.
+        var upstream: String?
     }
 }
 
@@ -56,5 +63,30 @@ extension RequestState.Record {
         endpoint = plan.endpoint
         fault = plan.fault
         remark = plan.note
+    }
+}
+
+/// Where an upstream's answer waits for the connection to resume: written by the thread the
+/// answer comes on, read by the worker thread that resumes the request (or never, when the
+/// server stopped first).
+final class ForwardedAnswer: Sendable {
+    /// The upstream's base URL, for the request's log line.
+    let upstream: String
+    private let plan = Mutex<ResponsePlan?>(nil)
+
+    init(upstream: String) {
+        self.upstream = upstream
+    }
+
+    func set(_ answer: ResponsePlan) {
+        plan.withLock { $0 = answer }
+    }
+
+    /// The answer, once it came.
+    func take() -> ResponsePlan? {
+        plan.withLock { plan in
+            defer { plan = nil }
+            return plan
+        }
     }
 }

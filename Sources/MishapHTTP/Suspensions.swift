@@ -3,7 +3,8 @@ import Dispatch
 import Synchronization
 import MishapSupport
 
-/// The connections held suspended (delayed, hanging, or between dribbled pieces), so each is
+/// The connections held suspended (delayed, hanging, waiting for an upstream's answer, or
+/// between dribbled pieces), so each is
 /// resumed exactly once: by its timer, when its client goes away, or when the server stops.
 ///
 /// libmicrohttpd aborts if the daemon stops with a connection still suspended, and a resume
@@ -40,6 +41,18 @@ final class Suspensions: Sendable {
         guard let key = suspend(connection, hanging: true) else { return false }
         watch(key, socket: socket)
         return true
+    }
+
+    /// Suspends `connection` until `release(_:)` is called with the key returned (an upstream's
+    /// answer came), or the server stops. Nil, without suspending, once the server is stopping.
+    func holdForAnswer(_ connection: OpaquePointer) -> UInt64? {
+        suspend(connection)
+    }
+
+    /// Resumes the connection held under `key`, if it still is (not when the server has
+    /// resumed it already to stop).
+    func release(_ key: UInt64) {
+        resume(key)
     }
 
     /// Resumes the hanging requests (so their connections close) and lets timers run on.

@@ -187,6 +187,8 @@ public final class MishapInstance: Sendable {
         var cut = server.stop(grace: grace)
         secureStop?.join()
         cut += secureCut.withLock { $0 }
+        // No connection waits for an upstream's answer any more: calls still out are cancelled.
+        service.stopUpstream()
         // Every request line is written when stop returns.
         service.flushLog()
         return cut

@@ -2,6 +2,7 @@ import Logging
 import MishapEngine
 import MishapScenarios
 import MishapHTTP
+import MishapUpstream
 import MishapSupport
 import Synchronization
 
@@ -23,6 +24,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// The logger's handler when request lines can skip swift-log's metadata dictionary: a
     /// `LineLogHandler` with no metadata of its own, on a logger with no metadata provider.
     private let requestLines: LineLogHandler?
+    /// Sends requests no rule answers on to `options.upstream`; nil without one (or when
+    /// libcurl could not start, and they are answered 502 saying so).
+    let upstreamClient: UpstreamClient?
 
     struct Loaded {
         let scenarios: ScenarioSet
@@ -53,6 +57,11 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             requestLines = handler
         } else {
             requestLines = nil
+        }
+        upstreamClient = options.upstream.flatMap { UpstreamClient(timeoutMilliseconds: $0.timeoutMilliseconds, caFile: $0.caFile) }
+        if options.upstream != nil && upstreamClient == nil {
+            let reason = UpstreamClient.loadLibrary() ?? "its thread could not start"
+            logger.error("\(reason); requests no rule answers get 502 instead of going to the upstream")
         }
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
         retries = RetryTracker(capacity: max(options.journalSize, 100))
@@ -186,6 +195,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     private func respond(toRewritten request: Request) -> ResponsePlan {
         guard let cors = options.cors, let origin = request.headerValue("Origin") else {
             var plan = engine.respond(to: request)
+            if let upstream = options.upstream, Self.isUnanswered(plan) { plan = Self.forwardPlan(upstream) }
             note(request, &plan)
             return plan
         }
@@ -193,7 +203,10 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         if let preflight = cors.preflight(request, methods: engine.methods(forPath: request.path)) {
             return record(request, preflight)
         }
-        return cors.decorate(record(request, engine.respond(to: request)), origin: origin)
+        var plan = engine.respond(to: request)
+        // The upstream's answer gets the CORS headers when it comes (`forward`).
+        if let upstream = options.upstream, Self.isUnanswered(plan) { return record(request, Self.forwardPlan(upstream)) }
+        return cors.decorate(record(request, plan), origin: origin)
     }
 
     /// Notes `plan`, the answer to `request`, in the journal and the Retry-After check, and
@@ -209,7 +222,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// near-miss remark for the log.
     private func note(_ request: Request, _ plan: inout ResponsePlan) {
         let wantsJournal = journal.capacity > 0
-        let isUnmatched = plan.endpoint == nil && plan.status == 404 && plan.fault == nil
+        let isUnmatched = Self.isUnanswered(plan)
         guard wantsJournal || plan.endpoint != nil || isUnmatched else { return }
         let now = WallClock.nowMilliseconds()
         let session = request.headerValue(options.engine.sessionHeader)
@@ -223,9 +236,10 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             id = journal.record(JournalEntry(
                 id: 0, time: now, method: request.method, path: request.path, query: request.query,
                 headers: request.headers, body: request.body, bodySize: request.body.count, session: session,
-                endpoint: plan.endpoint, rule: plan.rule, status: plan.fault == nil && !plan.hang ? plan.status : nil,
+                endpoint: plan.endpoint, rule: plan.rule,
+                status: plan.fault == nil && !plan.hang && plan.upstream == nil ? plan.status : nil,
                 fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang, stateChanges: plan.stateChanges,
-                runtimeRule: plan.runtimeRule))
+                runtimeRule: plan.runtimeRule, upstream: plan.upstream))
             plan.completionTag = id
         }
         if isUnmatched {
@@ -278,6 +292,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         if let rule = request.rule { metadata["rule"] = .string(rule) }
         if let note = request.note { metadata["unmatched"] = .string(note) }
         if let endpoint = request.endpoint { metadata["endpoint"] = .string(endpoint) }
+        if let upstream = request.upstream { metadata["upstream"] = .string(upstream) }
         logger.info("\(request.method) \(request.path)", metadata: metadata)
     }
 }

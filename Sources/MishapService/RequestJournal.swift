@@ -30,6 +30,11 @@ public struct JournalEntry: Sendable {
     public var stateChanges: [StateChange] = []
     /// The runtime entry (`r3`) whose rule answered, when one did.
     public var runtimeRule: String? = nil
+    /// The upstream the request was sent on to (`--upstream`), when no rule answered it; its
+    /// answer's status lands in `status` when it comes.
+    public var upstream: String? = nil
+    /// How long the upstream took to answer (or to fail), in milliseconds; nil until then.
+    public var upstreamMilliseconds: Double? = nil
     /// From the request's headers arriving to the server being done with it (delays, dribbles
     /// and hangs included), in nanoseconds; nil while the server is still on it.
     public var durationNanoseconds: Int64? = nil
@@ -147,8 +152,26 @@ public final class RequestJournal: Sendable {
     /// entry is looked for from the newest back (the entries just recorded are the ones
     /// completing); one the ring has let go of is not found, and nothing happens.
     func complete(_ id: UInt64, completedNormally: Bool) {
-        guard capacity > 0 else { return }
         let now = MonotonicClock.nanoseconds()
+        update(id) { entry in
+            entry.durationNanoseconds = now - entry.started
+            entry.closedEarly = !completedNormally
+        }
+    }
+
+    /// Notes the upstream's answer to entry `id` (the status sent: the upstream's, or Mishap's
+    /// 502 or 504 when it gave none) and how long it took.
+    func upstreamAnswered(_ id: UInt64, status: Int?, milliseconds: Double) {
+        update(id) { entry in
+            entry.status = status
+            entry.upstreamMilliseconds = milliseconds
+        }
+    }
+
+    /// Changes the entry `id`, if it is still kept: looked for from the newest back (the
+    /// entries just recorded are the ones changing); one the ring has let go of is not found.
+    private func update(_ id: UInt64, _ change: (inout JournalEntry) -> Void) {
+        guard capacity > 0, id != 0 else { return }
         ring.withLock { ring in
             var position = ring.next
             var left = ring.count
@@ -158,8 +181,7 @@ public final class RequestJournal: Sendable {
                 let found = ring.ids[position]
                 guard found >= id else { return }
                 if found == id {
-                    ring.entries[position]!.durationNanoseconds = now - ring.entries[position]!.started
-                    ring.entries[position]!.closedEarly = !completedNormally
+                    change(&ring.entries[position]!)
                     return
                 }
             }

@@ -37,6 +37,7 @@ enum RequestLogLine {
                 line.hundredths(hundredths)
                 if !request.completedNormally { line.literal(" closedEarly=true") }
                 if let note = request.note { line.pair(" unmatched=", note) }
+                if let upstream = request.upstream { line.pair(" upstream=", upstream) }
                 line.byte(UInt8(ascii: "\n"))
                 out.append(contentsOf: UnsafeBufferPointer(start: start, count: line.at - start))
             }
@@ -65,6 +66,7 @@ enum RequestLogLine {
             appendHundredths(hundredths, to: &out)
             if !request.completedNormally { appendStatic(#","closedEarly":true"#, to: &out) }
             if let note = request.note { jsonPair("unmatched", note, to: &out) }
+            if let upstream = request.upstream { jsonPair("upstream", upstream, to: &out) }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "\n"))
@@ -75,6 +77,7 @@ enum RequestLogLine {
     static func textBound(_ request: CompletedRequest) -> Int {
         256 + request.method.utf8.count + request.path.utf8.count + (request.rule?.utf8.count ?? 0)
             + (request.endpoint?.utf8.count ?? 0) + (request.note?.utf8.count ?? 0) + (request.fault?.rawValue.utf8.count ?? 0)
+            + (request.upstream?.utf8.count ?? 0)
     }
 
     /// `hundredths / 100` as Swift prints that `Double`: `0.05`, `0.5`, `1.0`, `12.34`.

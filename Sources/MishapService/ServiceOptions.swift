@@ -20,6 +20,9 @@ public struct ServiceOptions: Sendable {
     /// Requests to `PREFIX/ID/PATH` are served as `PATH` in session `ID` (as if they carried the
     /// session header), for clients that cannot add a header; nil turns it off.
     public var sessionPrefix: String?
+    /// When set, requests no rule answers are sent on to this server and its answers passed
+    /// back (`--upstream`); when nil they are answered 404.
+    public var upstream: UpstreamOptions?
 
     /// The default of `sessionPrefix`.
     public static let defaultSessionPrefix = "/__session"
@@ -34,8 +37,10 @@ public struct ServiceOptions: Sendable {
                 admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true, cors: CORSPolicy? = nil,
                 sessionPrefix: String? = ServiceOptions.defaultSessionPrefix,
                 maxRuntimeRules: Int = ServiceOptions.defaultMaxRuntimeRules,
-                maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession) {
+                maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession,
+                upstream: UpstreamOptions? = nil) {
         self.sessionPrefix = sessionPrefix
+        self.upstream = upstream
         self.maxRuntimeRules = maxRuntimeRules
         self.maxRuntimeRulesPerSession = maxRuntimeRulesPerSession
         self.engine = engine

@@ -22,11 +22,16 @@ public struct MishapOptions: Sendable {
     /// Requests to `PREFIX/ID/PATH` are served as `PATH` in session `ID` (`MishapSession.baseURL`);
     /// nil turns it off.
     public var sessionPrefix: String?
+    /// Sends requests no rule answers on to this server and passes its answers back, as
+    /// `--upstream` does (`UpstreamOptions(url: "http://127.0.0.1:9000")`); nil answers them 404.
+    public var upstream: UpstreamOptions?
 
     public init(seed: UInt64? = nil, sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule",
                 journalSize: Int = 10_000, watch: Bool = false, logRequests: Bool = false, threads: Int = 2,
-                cors: CORSPolicy? = nil, sessionPrefix: String? = ServiceOptions.defaultSessionPrefix) {
+                cors: CORSPolicy? = nil, sessionPrefix: String? = ServiceOptions.defaultSessionPrefix,
+                upstream: UpstreamOptions? = nil) {
         self.sessionPrefix = sessionPrefix
+        self.upstream = upstream
         self.seed = seed
         self.sessionHeader = sessionHeader
         self.ruleHeader = ruleHeader

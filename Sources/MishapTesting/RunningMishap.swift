@@ -38,7 +38,7 @@ public final class RunningMishap: @unchecked Sendable {
                         engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
                                               seed: options.seed),
                         journalSize: options.journalSize, logRequests: options.logRequests, cors: options.cors,
-                        sessionPrefix: options.sessionPrefix),
+                        sessionPrefix: options.sessionPrefix, upstream: options.upstream),
                     server: ServerConfiguration(port: 0, threads: options.threads),
                     watch: options.watch ? .auto : .off),
                 logger: logger)

@@ -6,6 +6,7 @@ import MishapHTTP
 import MishapService
 import MishapSupport
 import MishapTLS
+import MishapUpstream
 
 /// `mishap serve`, the default command: the server in the foreground.
 struct Serve: ParsableCommand {
@@ -50,6 +51,11 @@ struct Serve: ParsableCommand {
         // Signals are taken synchronously by this thread; every other thread inherits the mask.
         var signals = SignalSet(blocking: [SIGINT, SIGTERM, SIGHUP])
 
+        if options.upstreamOptions.url != nil, let problem = UpstreamClient.loadLibrary() {
+            printError("mishap: --upstream: \(problem)")
+            throw ExitCode.failure
+        }
+
         let tls: TLSOptions?
         do throws(TLSError) {
             tls = try options.tlsOptions.make(host: options.host, replacingPlainHTTP: options.port == .off, logger: logger)
@@ -68,7 +74,8 @@ struct Serve: ParsableCommand {
                                               seed: options.seed, maxSessions: options.maxSessions),
                         journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken,
                         cors: options.corsPolicy, sessionPrefix: options.sessionPrefixOption,
-                        maxRuntimeRules: options.maxRuntimeRules, maxRuntimeRulesPerSession: options.maxRuntimeRulesPerSession),
+                        maxRuntimeRules: options.maxRuntimeRules, maxRuntimeRulesPerSession: options.maxRuntimeRulesPerSession,
+                        upstream: options.upstreamOptions.options),
                     server: ServerConfiguration(
                         host: options.host, port: UInt16(options.port.number ?? 0), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,

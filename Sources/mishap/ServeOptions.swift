@@ -9,6 +9,7 @@ import MishapSupport
 struct ServeOptions: ParsableArguments {
     @OptionGroup var scenarioOptions: ScenariosOption
     @OptionGroup(title: "HTTPS") var tlsOptions: TLSServeOptions
+    @OptionGroup(title: "Upstream") var upstreamOptions: UpstreamServeOptions
 
     @Option(help: "The address to bind. Loopback by default; 0.0.0.0 opens Mishap to the network.")
     var host: String = "127.0.0.1"
@@ -187,7 +188,7 @@ struct ServeOptions: ParsableArguments {
         add("grace", grace)
         add("pid-file", pidFile)
         add("ready-fd", readyDescriptor)
-        return arguments + tlsOptions.arguments
+        return arguments + tlsOptions.arguments + upstreamOptions.arguments
     }
 }
 

@@ -72,6 +72,43 @@ struct ServeTests {
         await Self.expectCleanExit(server, on: SIGTERM, named: "SIGTERM")
     }
 
+    /// `--upstream` in front of a real server that is not Mishap (Python's http.server): what
+    /// no rule answers comes from it, what a rule answers does not, and the log line says which.
+    @Test("serve --upstream passes to another server what no rule answers")
+    func upstream() async throws {
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        try "from the upstream\n".write(toFile: folder.path + "/hello.txt", atomically: true, encoding: .utf8)
+        let python = try ChildProcess("/usr/bin/env", ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                                                       "--directory", folder.path])
+        defer { python.kill() }
+        let serving = await python.firstOutputLine(timeout: .seconds(20)) ?? ""
+        let upstreamPort = try #require(serving.split(separator: " ").first { Int($0) != nil }.flatMap { UInt16($0) }, "\(serving)")
+        let (server, port) = try await Self.startServer(
+            ["serve", "--port", "0", "--scenarios", Paths.scenarios, "--upstream", "http://127.0.0.1:\(upstreamPort)"])
+        defer { server.kill() }
+
+        let passed = try await Self.curl("http://127.0.0.1:\(port)/hello.txt")
+        #expect(passed.status == 200 && passed.body == "from the upstream\n", "\(passed)")
+        let missing = try await Self.curl("http://127.0.0.1:\(port)/nowhere.txt")
+        #expect(missing.status == 404, "the upstream's own 404: \(missing)")
+        let ruled = try await Self.curl("http://127.0.0.1:\(port)/isUserNameAvailable?userName=abc")
+        #expect(ruled.status == 400 && ruled.body == #"{"error":true,"reason":"Username is too short."}"#)
+        #expect(await ServeTests.eventually { server.standardError.contains("GET /hello.txt status=200") },
+                "\(server.standardError)")
+        #expect(server.standardError.contains("upstream=http://127.0.0.1:\(upstreamPort)"), "\(server.standardError)")
+        await Self.expectCleanExit(server, on: SIGTERM, named: "SIGTERM")
+    }
+
+    /// Whether `condition` holds within 5 s.
+    static func eventually(_ condition: @escaping () -> Bool) async -> Bool {
+        for _ in 0..<250 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
     @Test("--event-loop poll serves with no epoll descriptor, epoll with one per worker thread", arguments: ["poll", "epoll"])
     func eventLoopIsTheOneAskedFor(_ loop: String) async throws {
         let (server, port) = try await Self.startServer(

@@ -63,6 +63,10 @@ int mishap_connection_fd(struct MHD_Connection *connection);
 /// 1 when the connection's client is on this machine (127.0.0.0/8, ::1, or ::ffff:127.x), else 0.
 int mishap_connection_is_loopback(struct MHD_Connection *connection);
 
+/// The client's address as text (an IPv4 address, or an IPv6 one, an IPv4-mapped one written
+/// as IPv4) into `buffer`: 0, or -1 when it is not known or does not fit.
+int mishap_connection_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
+
 /// How many headers of a request bear on how its body is framed, counted in one pass over its
 /// headers (names compared without case).
 struct mishap_framing_headers {
