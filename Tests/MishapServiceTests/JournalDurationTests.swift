@@ -77,7 +77,13 @@ import Testing
         // gets one, marked early, when the client leaves.
         let connection = try RawHTTPConnection(port: harness.port, timeoutSeconds: 5)
         try connection.sendRequest("GET", "/hello?name=hung", headers: [("Host", "localhost")])
-        let hungWhile = try await harness.journal("rule=hung")
+        // Journaled once the server has read it, which a loaded machine may take a moment to do.
+        var hungWhile = try await harness.journal("rule=hung")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while hungWhile.isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            hungWhile = try await harness.journal("rule=hung")
+        }
         #expect(hungWhile.count == 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(try await harness.journal("rule=hung").first?["durationMs"] is NSNull)
