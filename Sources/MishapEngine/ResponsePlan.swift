@@ -37,10 +37,16 @@ public struct ResponsePlan: Sendable {
     /// the request (`RequestObserver.finished`; 0: not told). The service gives its journal
     /// entry's id, to note how long the request took.
     public var completionTag: UInt64 = 0
-    /// Set when the answer is the upstream server's (`--upstream`): the base URL the request
-    /// is sent on to. The server then asks its responder to `forward` the request and carries
-    /// out the plan that comes back instead of this one.
+    /// Set when the answer is an upstream server's (`--upstream`, or a rule's `proxy`): the
+    /// base URL the request is sent on to. The server then asks its responder to `forward` the
+    /// request and carries out the plan that comes back instead of this one, which the
+    /// responder builds from the upstream's answer and this plan's delivery (`headers`,
+    /// `delayMilliseconds`, `dribble`, `fault`).
     public var upstream: String?
+
+    /// The `upstream` of a rule with `proxy: upstream`: the server Mishap was started with,
+    /// which the engine does not know; the service puts its URL in its place.
+    public static let serverUpstream = "upstream:"
 
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],

@@ -7,6 +7,9 @@ public struct ResponseTemplate: Sendable {
     public let hang: Bool
     public let dribble: Dribble?
     public let fault: Fault?
+    /// Where the request is sent for its answer (`proxy`), the rest of the template being added
+    /// to the upstream's answer; nil for a response of the template's own.
+    public let proxy: ProxyTarget?
     /// The headers, when none has a placeholder: rendered once, not per request.
     private let staticHeaders: [Field]?
     /// The whole response, when it is the same for every request (and its headers fit the limit).
@@ -17,9 +20,10 @@ public struct ResponseTemplate: Sendable {
     public init(
         status: Int, headers: [(name: String, value: Template)] = [], body: Template,
         delay: Delay? = nil, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil,
-        sharing shared: SharedResponseParts? = nil
+        proxy: ProxyTarget? = nil, sharing shared: SharedResponseParts? = nil
     ) {
         self.status = status
+        self.proxy = proxy
         self.delay = delay
         self.hang = hang
         self.dribble = dribble
@@ -43,7 +47,7 @@ public struct ResponseTemplate: Sendable {
         }
         staticHeaders = rendered
         if let rendered, ResponseHead.headerBytes(rendered) <= ResponseHead.maximumHeaderBytes,
-           let bytes, delay == nil, !hang, dribble == nil, fault == nil {
+           let bytes, delay == nil, !hang, dribble == nil, fault == nil, proxy == nil {
             prepared = shared?.prepared(status: status, headers: rendered, body: bytes)
                 ?? PreparedResponse(plan: ResponsePlan(status: status, headers: rendered, body: bytes))
         } else {
@@ -85,6 +89,7 @@ public struct ResponseTemplate: Sendable {
             status: status, headers: fields, body: bytes,
             delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault
         )
+        plan.upstream = proxy?.planned
         plan.fitResponseHead(room: context.request.responseHeaderRoom)
         return plan
     }

@@ -93,6 +93,12 @@ func handleAccess(
                 state.record.note(plan: answer)
                 state.record.upstream = forwarded.upstream
             }
+            if answer.delayMilliseconds > 0 {
+                // A rule's `delay` on top of the upstream's answer: held again, as any delay.
+                state.waitingPlan = answer
+                if server.suspensions.hold(connection, milliseconds: answer.delayMilliseconds) { return .YES }
+                state.waitingPlan = nil
+            }
             return server.carryOut(answer, on: connection)
         }
         if let plan = state.waitingPlan {

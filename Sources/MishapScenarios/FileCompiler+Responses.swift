@@ -3,7 +3,7 @@ import MishapSupport
 
 extension FileCompiler {
     static let responseKeys = ["status", "headers", "json", "text", "base64", "file", "contentType",
-                               "delay", "hang", "dribble", "fault"]
+                               "delay", "hang", "dribble", "fault", "proxy"]
     static let bodyKeys = ["json", "text", "base64", "file"]
     /// Headers the server computes itself; declaring them would contradict the body it sends.
     static let reservedHeaders = ["content-length", "transfer-encoding", "date", "connection"]
@@ -16,10 +16,13 @@ extension FileCompiler {
 
     /// A response: `status` (200 when left out), `headers`, at most one body (`json`: any YAML,
     /// sent as JSON; `text`; `base64`: raw bytes; `file`: a path relative to the scenario file),
-    /// and how it is delivered: `delay`, `hang`, `dribble`, `fault`.
+    /// and how it is delivered: `delay`, `hang`, `dribble`, `fault`. Or, with `proxy`, the
+    /// answer of an upstream server, with `headers` and the delivery keys on top.
     mutating func compileResponse(_ node: YAMLNode, defaultStatus: Int = 200) -> ResponseTemplate? {
         guard let keyed = mapping(node, allowedKeys: Self.responseKeys, what: "a response") else { return nil }
         var valid = true
+        let proxy = keyed["proxy"].flatMap { compileProxy($0, keyed) }
+        if keyed["proxy"] != nil && proxy == nil { valid = false }
 
         var status = defaultStatus
         if let statusNode = keyed["status"] {
@@ -110,7 +113,35 @@ extension FileCompiler {
         guard valid else { return nil }
         return ResponseTemplate(status: status, headers: headers, body: body,
                                 delay: delivery.delay, hang: delivery.hang, dribble: delivery.dribble, fault: delivery.fault,
-                                sharing: sharedParts)
+                                proxy: proxy, sharing: sharedParts)
+    }
+
+    /// The keys that say what the answer is, which a `proxy` response leaves to its upstream.
+    static let keysProxyDecides = ["status", "json", "text", "base64", "file", "contentType", "hang"]
+
+    /// `proxy`: `upstream` (the server given with `--upstream`) or an `http`/`https` base URL.
+    /// Nil, after reporting, when the value is neither, or `keyed` also says what the answer is.
+    private mutating func compileProxy(_ node: YAMLNode, _ keyed: KeyedNodes) -> ProxyTarget? {
+        var valid = true
+        for name in Self.keysProxyDecides {
+            guard let other = keyed.key(name) else { continue }
+            let why = name == "hang"
+                ? "'hang' never answers, so the upstream's answer would never be sent"
+                : "'\(name)' cannot be combined with 'proxy': the upstream's answer gives the status and the body"
+            error("\(why); 'proxy' takes 'headers', 'delay', 'dribble' and 'fault' to change how it is delivered", at: other)
+            valid = false
+        }
+        guard let value = string(node, what: "'proxy'") else { return nil }
+        let target: ProxyTarget
+        if value == "upstream" {
+            target = .serverUpstream
+        } else if let problem = ProxyTarget.problem(with: value) {
+            error("'proxy' \(problem): expected 'upstream' (the server given with --upstream) or a base URL such as http://127.0.0.1:9000", at: node)
+            return nil
+        } else {
+            target = .url(value)
+        }
+        return valid ? target : nil
     }
 
     /// `delay`, `hang`, `dribble` and `fault`, checked against each other.

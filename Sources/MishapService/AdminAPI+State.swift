@@ -40,7 +40,7 @@ extension AdminAPI {
                 let position = counter.position(length: steps.count, session: session)
                 let next: JSON
                 switch steps[position] {
-                case .respond(let template): next = .int(template.status)
+                case .respond(let template): next = template.proxy == nil ? .int(template.status) : .string("proxy")
                 case .pass: next = .string("pass")
                 }
                 return .object([("endpoint", .string(endpoint.name)), ("rule", .string(rule.name)),

@@ -18,17 +18,47 @@ extension MishapService {
         return plan
     }
 
+    /// Settles where `plan` goes: a request no rule answers to the upstream, when there is one,
+    /// and a rule's `proxy: upstream` to its URL (or, without one, a 502 that says so).
+    func route(_ plan: inout ResponsePlan) {
+        if let upstream = plan.upstream {
+            guard upstream == ResponsePlan.serverUpstream else { return }
+            if let server = options.upstream {
+                plan.upstream = server.url
+            } else {
+                let reason = "rule '\(plan.rule ?? "")' of \(plan.endpoint ?? "its endpoint") sends requests to the upstream (proxy: upstream), but Mishap was started without --upstream"
+                var error = ResponsePlan.error(502, reason: reason)
+                error.endpoint = plan.endpoint
+                error.rule = plan.rule
+                error.runtimeRule = plan.runtimeRule
+                error.stateChanges = plan.stateChanges
+                plan = error
+            }
+        } else if let server = options.upstream, Self.isUnanswered(plan) {
+            plan = Self.forwardPlan(server)
+        }
+    }
+
     public func forward(_ request: Request, plan: ResponsePlan, client: String, scheme: String,
                         answer: @escaping @Sendable (ResponsePlan) -> Void) {
-        guard let upstream = plan.upstream, let upstreamClient else {
-            answer(.error(502, reason: "libcurl could not start, so requests no rule answers cannot go to the upstream"))
+        guard let upstream = plan.upstream else {
+            answer(.error(502, reason: "this request names no upstream to go to"))
+            return
+        }
+        let upstreamCalls: UpstreamClient
+        switch upstreamClient.client() {
+        case .success(let started):
+            upstreamCalls = started
+        case .failure(let failure):
+            journal.upstreamAnswered(plan.completionTag, status: 502, milliseconds: 0)
+            answer(Forwarding.delivered(.error(502, reason: "requests cannot go to the upstream \(upstream): \(failure.message)"), as: plan))
             return
         }
         let call = Forwarding.call(for: request, upstream: upstream, client: client, scheme: scheme)
         let id = plan.completionTag
         let origin = options.cors == nil ? nil : request.headerValue("Origin")
-        upstreamClient.send(call) { [self] result in
-            var answered = Forwarding.plan(for: result, upstream: upstream)
+        upstreamCalls.send(call) { [self] result in
+            var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream), as: plan)
             switch result {
             case .answered(let status, _, _, let milliseconds):
                 journal.upstreamAnswered(id, status: status, milliseconds: milliseconds)
@@ -45,6 +75,6 @@ extension MishapService {
 
     /// Cancels the requests still waiting for the upstream and ends its client's thread.
     public func stopUpstream() {
-        upstreamClient?.stop()
+        upstreamClient.stop()
     }
 }

@@ -24,9 +24,11 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// The logger's handler when request lines can skip swift-log's metadata dictionary: a
     /// `LineLogHandler` with no metadata of its own, on a logger with no metadata provider.
     private let requestLines: LineLogHandler?
-    /// Sends requests no rule answers on to `options.upstream`; nil without one (or when
-    /// libcurl could not start, and they are answered 502 saying so).
-    let upstreamClient: UpstreamClient?
+    /// Sends requests on to upstream servers: those no rule answers to `options.upstream`, and
+    /// those a rule's `proxy` sends. Started with the service when there is an upstream, else
+    /// on the first proxied request; when libcurl cannot start, those requests are answered 502
+    /// saying so.
+    let upstreamClient: LazyUpstreamClient
 
     struct Loaded {
         let scenarios: ScenarioSet
@@ -58,10 +60,11 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         } else {
             requestLines = nil
         }
-        upstreamClient = options.upstream.flatMap { UpstreamClient(timeoutMilliseconds: $0.timeoutMilliseconds, caFile: $0.caFile) }
-        if options.upstream != nil && upstreamClient == nil {
-            let reason = UpstreamClient.loadLibrary() ?? "its thread could not start"
-            logger.error("\(reason); requests no rule answers get 502 instead of going to the upstream")
+        upstreamClient = LazyUpstreamClient(
+            timeoutMilliseconds: options.upstream?.timeoutMilliseconds ?? UpstreamOptions.defaultTimeoutMilliseconds,
+            caFile: options.upstream?.caFile)
+        if options.upstream != nil, case .failure(let failure) = upstreamClient.client() {
+            logger.error("\(failure.message); requests no rule answers get 502 instead of going to the upstream")
         }
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
         retries = RetryTracker(capacity: max(options.journalSize, 100))
@@ -195,7 +198,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     private func respond(toRewritten request: Request) -> ResponsePlan {
         guard let cors = options.cors, let origin = request.headerValue("Origin") else {
             var plan = engine.respond(to: request)
-            if let upstream = options.upstream, Self.isUnanswered(plan) { plan = Self.forwardPlan(upstream) }
+            route(&plan)
             note(request, &plan)
             return plan
         }
@@ -204,8 +207,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             return record(request, preflight)
         }
         var plan = engine.respond(to: request)
+        route(&plan)
         // The upstream's answer gets the CORS headers when it comes (`forward`).
-        if let upstream = options.upstream, Self.isUnanswered(plan) { return record(request, Self.forwardPlan(upstream)) }
+        if plan.upstream != nil { return record(request, plan) }
         return cors.decorate(record(request, plan), origin: origin)
     }
 

@@ -1,3 +1,5 @@
+import MishapEngine
+
 /// Where requests no rule answers go (`--upstream`), and how long Mishap waits for them.
 public struct UpstreamOptions: Sendable, Equatable {
     /// The upstream's base URL: `http://` or `https://`, a host, a port or not, a path prefix or
@@ -14,23 +16,5 @@ public struct UpstreamOptions: Sendable, Equatable {
         self.url = url
         self.timeoutMilliseconds = timeoutMilliseconds
         self.caFile = caFile
-    }
-
-    /// Why `url` cannot be an upstream, or nil when it can: an absolute `http` or `https` URL
-    /// with a host, and no query, fragment or user name.
-    public static func problem(with url: String) -> String? {
-        let lowered = url.lowercased()
-        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else {
-            return "must start with http:// or https://"
-        }
-        let rest = url.dropFirst(scheme.count)
-        let authority = rest.prefix { $0 != "/" }
-        if authority.isEmpty { return "has no host" }
-        if authority.contains("@") { return "must not hold a user name or password" }
-        if url.contains("?") || url.contains("#") { return "must not hold a query or a fragment" }
-        if url.contains(where: { $0 == " " || $0.isNewline || ($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) }) {
-            return "must not hold spaces or control characters"
-        }
-        return nil
     }
 }

@@ -56,6 +56,27 @@ public enum Forwarding {
         }
     }
 
+    /// `answer` (the upstream's, or the error for its lack) delivered as `rulePlan`, the plan
+    /// of the rule that sent the request on (`proxy`), asks: with its headers (in place of the
+    /// upstream's of the same names), delay, dribble and fault, and its endpoint and rule
+    /// named for the journal and the log. The `garbage` fault sends the upstream's body, or
+    /// the rule's random bytes when that is empty.
+    public static func delivered(_ answer: ResponsePlan, as rulePlan: ResponsePlan) -> ResponsePlan {
+        var plan = answer
+        if !rulePlan.headers.isEmpty {
+            plan.headers.removeAll { field in rulePlan.headers.contains { $0.name.equalsIgnoringASCIICase(field.name) } }
+            plan.headers += rulePlan.headers
+        }
+        plan.delayMilliseconds = rulePlan.delayMilliseconds
+        plan.dribble = rulePlan.dribble
+        plan.fault = rulePlan.fault
+        if plan.fault == .garbage && plan.body.isEmpty { plan.body = rulePlan.body }
+        plan.endpoint = rulePlan.endpoint
+        plan.rule = rulePlan.rule
+        plan.runtimeRule = rulePlan.runtimeRule
+        return plan
+    }
+
     /// The hop-by-hop header names, and those `headers`' `Connection` names, lowercased.
     static func droppedNames(_ headers: [Field]) -> Set<String> {
         var names = hopByHop

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MishapEngine
 import MishapService
 import MishapSupport
 
@@ -14,7 +15,7 @@ struct UpstreamServeOptions: ParsableArguments {
     var caFile: String?
 
     func validate() throws {
-        if let url, let problem = UpstreamOptions.problem(with: url) {
+        if let url, let problem = ProxyTarget.problem(with: url) {
             throw ValidationError("--upstream \(problem): '\(url)'")
         }
         guard timeout.isFinite, (0.001...86_400).contains(timeout) else {

@@ -85,4 +85,34 @@ struct ReadmeExampleTests {
         #expect(reloaded, "no reload logged: \(server.standardError)")
         try await Self.expectSession(after, url: url, in: folder.path)
     }
+
+    @Test("The README's proxy rules in front of a second server: the payment reaches it, the client gets a reset")
+    func proxyRules() async throws {
+        let block = try Self.block("proxy-rules", in: Self.readme)
+        let folder = try TemporaryFolder()
+        for name in ["front", "back"] {
+            try FileManager.default.createDirectory(atPath: folder.path + "/" + name, withIntermediateDirectories: true)
+        }
+        try block.write(toFile: folder.path + "/front/payments.yaml", atomically: true, encoding: .utf8)
+        try "endpoint: POST /v1/payments\nrules:\n  - { name: taken, respond: { status: 201, json: { paid: true } } }\n"
+            .write(toFile: folder.path + "/back/payments.yaml", atomically: true, encoding: .utf8)
+        let (back, backPort) = try await ServeTests.startServer(["serve", "--scenarios", folder.path + "/back", "--port", "0"])
+        defer { back.kill() }
+        let (front, port) = try await ServeTests.startServer(
+            ["serve", "--scenarios", folder.path + "/front", "--port", "0", "--upstream", "http://127.0.0.1:\(backPort)"])
+        defer { front.kill() }
+        let payments = "http://127.0.0.1:\(port)/v1/payments"
+
+        let lost = try await run(ServeTests.curl, ["-s", "--max-time", "10", "-X", "POST", "-H", "X-Test: lost-answer", "--data", "{}", payments],
+                                 timeout: .seconds(20))
+        #expect(lost.status == 56 && lost.standardOutput.isEmpty, "curl: \(lost)")
+        let journal = try await ServeTests.curl("http://127.0.0.1:\(backPort)/__mishap/requests")
+        #expect(journal.body.components(separatedBy: "\"path\":\"/v1/payments\"").count == 2, "the backend's journal: \(journal.body)")
+
+        let hint = try await run(ServeTests.curl, ["-s", "-i", "--max-time", "10", "-X", "POST", "-H", "X-Test: hint", payments], timeout: .seconds(20))
+        #expect(hint.standardOutput.hasPrefix("HTTP/1.1 201") && hint.standardOutput.contains("Retry-After: 2\r\n"), "\(hint)")
+        #expect(hint.standardOutput.hasSuffix(#"{"paid":true}"#), "\(hint)")
+        let plain = try await ServeTests.curl(payments, extra: ["-X", "POST"])
+        #expect(plain.status == 201 && plain.body == #"{"paid":true}"#, "\(plain)")
+    }
 }

@@ -258,11 +258,11 @@ import Testing
         ("http://a b", "must not hold spaces or control characters"),
     ])
     func refused(url: String, problem: String) {
-        #expect(UpstreamOptions.problem(with: url) == problem)
+        #expect(ProxyTarget.problem(with: url) == problem)
     }
 
     @Test(arguments: ["http://127.0.0.1:9000", "https://api.example.com/v2/", "HTTP://[::1]:8080/prefix"])
     func accepted(url: String) {
-        #expect(UpstreamOptions.problem(with: url) == nil)
+        #expect(ProxyTarget.problem(with: url) == nil)
     }
 }
