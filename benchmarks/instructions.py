@@ -102,6 +102,9 @@ def count_instructions(argv: list, requests: int, work: Path, name: str, stderr_
     # No debuginfod: with DEBUGINFOD_URLS set, valgrind asks a server over the network for the
     # debug information of every library, which on a machine without that access only waits.
     environment = {key: value for key, value in os.environ.items() if key != "DEBUGINFOD_URLS"}
+    # Swift seeds its hashing per process: dictionary probes, and so the counts, would differ
+    # by a few hundred instructions per request from one process to the next.
+    environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
     with open(stderr_path, "ab") as stderr:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, bufsize=0, env=environment)
         try:

@@ -10,6 +10,8 @@ public struct ResponseTemplate: Sendable {
     /// Where the request is sent for its answer (`proxy`), the rest of the template being added
     /// to the upstream's answer; nil for a response of the template's own.
     public let proxy: ProxyTarget?
+    /// `proxy`'s URL as plans name it (`ProxyTarget.planned`), worked out once.
+    private let plannedUpstream: String?
     /// The headers, when none has a placeholder: rendered once, not per request.
     private let staticHeaders: [Field]?
     /// The whole response, when it is the same for every request (and its headers fit the limit).
@@ -24,6 +26,7 @@ public struct ResponseTemplate: Sendable {
     ) {
         self.status = status
         self.proxy = proxy
+        plannedUpstream = proxy?.planned
         self.delay = delay
         self.hang = hang
         self.dribble = dribble
@@ -87,9 +90,9 @@ public struct ResponseTemplate: Sendable {
         }
         var plan = ResponsePlan(
             status: status, headers: fields, body: bytes,
-            delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault
+            delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault,
+            upstream: plannedUpstream
         )
-        plan.upstream = proxy?.planned
         plan.fitResponseHead(room: context.request.responseHeaderRoom)
         return plan
     }

@@ -43,7 +43,7 @@ func handleAccess(
         let pathHasEncodedNul = requestContext.pointee == encodedNulMarker
         requestContext.pointee = nil
         if server.isObserved {
-            requestState(requestContext).record.started = MonotonicClock.nanoseconds()
+            requestState(requestContext).started = MonotonicClock.nanoseconds()
         } else {
             requestContext.pointee = firstCallMarker
         }
@@ -232,13 +232,12 @@ func handleCompleted(
     } else if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
         if server.isObserved, let observer = server.observer {
-            observer.completed(CompletedRequest(
-                method: state.record.method, path: state.record.path,
-                status: reason == .REQUEST_TERMINATED_COMPLETED_OK ? state.record.status : nil,
-                rule: state.record.rule, endpoint: state.record.endpoint, fault: state.record.fault,
-                durationNanoseconds: MonotonicClock.nanoseconds() - state.record.started,
-                completedNormally: completedNormally, note: state.record.remark, completionTag: state.completionTag,
-                upstream: state.record.upstream))
+            // Finished in place and passed from there, not copied.
+            if !completedNormally { state.record.status = nil }
+            state.record.durationNanoseconds = MonotonicClock.nanoseconds() - state.started
+            state.record.completedNormally = completedNormally
+            state.record.completionTag = state.completionTag
+            observer.completed(state.record)
         } else if state.completionTag != 0 {
             server.observer?.finished(tag: state.completionTag, completedNormally: completedNormally)
         }

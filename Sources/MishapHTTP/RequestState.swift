@@ -13,35 +13,36 @@ final class RequestState {
     /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.
     var waitingPlan: ResponsePlan?
     /// What the observer is told at the end (filled in only when the server has an observer,
-    /// which never changes while it serves). Not optional, so
-    /// that its fields are set in place rather than through copies of an optional struct.
-    /// Only the worker thread serving the request touches it (libmicrohttpd calls a request's
-    /// callbacks on one thread, one at a time), so the runtime's exclusivity checks are left out.
-    @exclusivity(unchecked) var record = Record()
+    /// which never changes while it serves): filled in place as the request goes, and moved
+    /// out whole when it ends, so that it is neither copied nor destroyed twice. Only the
+    /// worker thread serving the request touches it (libmicrohttpd calls a request's callbacks
+    /// on one thread, one at a time), so the runtime's exclusivity checks are left out.
+    @exclusivity(unchecked) var record = CompletedRequest()
+    /// `MonotonicClock.nanoseconds()` when the request's headers arrived.
+    var started: Int64 = 0
     /// The plan's `completionTag`, for the observer's `finished` when the server is done.
     var completionTag: UInt64 = 0
     /// Set while the request waits for its upstream's answer, which lands here.
     var forwarded: ForwardedAnswer?
     /// The room the response head has, kept for the answer that comes later.
     var responseHeaderRoom = ResponseHead.maximumHeaderBytes
-
-    /// What the observer needs of a request.
-    struct Record {
-        /// `MonotonicClock.nanoseconds()` when the request's headers arrived.
-        var started: Int64 = 0
-        var method = ""
-        var path = ""
-        var status: Int?
-        var rule: String?
-        var endpoint: String?
-        var fault: Fault?
-        var remark: String?
-        /// The upstream the request was sent on to, if it was.
-        var upstream: String?
-    }
 }
 
-extension RequestState.Record {
+extension CompletedRequest {
+    /// An empty record, filled in as the request goes (`RequestState.record`).
+    /// (Each field set here: through the public initializer, the empty record cost a copy and
+    /// two destructions of the whole struct.)
+    @inline(__always) init() {
+        method = ""
+        path = ""
+        status = nil
+        rule = nil
+        endpoint = nil
+        fault = nil
+        durationNanoseconds = 0
+        completedNormally = true
+    }
+
     /// Notes a plan decided before the request value was built (413, 431).
     mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
         self.method = String(cString: method)
@@ -56,13 +57,14 @@ extension RequestState.Record {
         note(plan: plan)
     }
 
-    /// Notes how the plan answers: its status (none for a fault or a hang), rule, endpoint and fault.
+    /// Notes how the plan answers: its status (none for a fault or a hang), rule, endpoint,
+    /// fault, and remark for the log.
     mutating func note(plan: ResponsePlan) {
         status = plan.fault == nil && !plan.hang ? plan.status : nil
         rule = plan.rule
         endpoint = plan.endpoint
         fault = plan.fault
-        remark = plan.note
+        note = plan.note
     }
 }
 

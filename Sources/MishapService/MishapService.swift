@@ -24,6 +24,11 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// The logger's handler when request lines can skip swift-log's metadata dictionary: a
     /// `LineLogHandler` with no metadata of its own, on a logger with no metadata provider.
     private let requestLines: LineLogHandler?
+    /// Whether a line is logged per request (`logRequests`, at a log level of info or below),
+    /// and whether admin calls that only read get one too (debug): the logger's level, read once
+    /// (each read copies its handler).
+    private let logsRequests: Bool
+    private let logsAdminReads: Bool
     /// Sends requests on to upstream servers: those no rule answers to `options.upstream`, and
     /// those a rule's `proxy` sends. Started with the service when there is an upstream, else
     /// on the first proxied request; when libcurl cannot start, those requests are answered 502
@@ -60,6 +65,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         } else {
             requestLines = nil
         }
+        logsRequests = options.logRequests && logger.logLevel <= .info
+        logsAdminReads = logger.logLevel <= .debug
         upstreamClient = LazyUpstreamClient(
             timeoutMilliseconds: options.upstream?.timeoutMilliseconds ?? UpstreamOptions.defaultTimeoutMilliseconds,
             caFile: options.upstream?.caFile)
@@ -261,7 +268,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     }
 
     /// Whether each request is followed to its end in detail: when its line is logged.
-    public var followsEveryRequest: Bool { options.logRequests && logger.logLevel <= .info }
+    public var followsEveryRequest: Bool { logsRequests }
 
     /// The server is done with a journaled request (not logged): its entry notes how long it took.
     public func finished(tag: UInt64, completedNormally: Bool) {
@@ -270,10 +277,10 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
 
     public func completed(_ request: CompletedRequest) {
         if request.completionTag != 0 { journal.complete(request.completionTag, completedNormally: request.completedNormally) }
-        guard options.logRequests, logger.logLevel <= .info else { return }
+        guard logsRequests else { return }
         // Admin calls that only read (a dashboard polls every second) are logged at debug;
         // those that change something, at info.
-        if logger.logLevel > .debug, request.method == "GET" || request.method == "HEAD", options.admin,
+        if !logsAdminReads, request.method == "GET" || request.method == "HEAD", options.admin,
            request.path.hasUTF8Prefix(AdminAPI.prefixBytes) {
             return
         }
