@@ -26,7 +26,9 @@ public struct HeaderSelection: Sendable {
 
     /// A header left out, and why.
     public struct LeftOut: Sendable, Equatable {
+        /// The header's name, as the upstream wrote it.
         public var name: String
+        /// Why it was left out, in a sentence fragment.
         public var reason: String
     }
 

@@ -17,6 +17,7 @@ public struct RecordedRule: Sendable {
     public var name: String
     /// The query it answers (none: every query).
     public var query: RecordedQuery
+    /// The upstream's status.
     public var status: Int
     /// The headers declared, `Content-Type` among them when the upstream sent one.
     public var headers: [Field]
@@ -27,12 +28,15 @@ public struct RecordedRule: Sendable {
 /// the order first match needs: rules testing more query parameters first, the rule for a
 /// request without a query last, so every recorded request is answered by its own rule.
 public struct RecordedEndpoint: Sendable {
+    /// The method, upper case, as the request had it.
     public let method: String
+    /// The exact path, percent-decoded, as the request had it.
     public let path: String
     /// Its scenario file's name without `.yaml`, unique within the recording.
     public let fileStem: String
     public private(set) var rules: [RecordedRule] = []
 
+    /// An endpoint with no rules yet, written to `fileStem.yaml`.
     public init(method: String, path: String, fileStem: String) {
         self.method = method
         self.path = path

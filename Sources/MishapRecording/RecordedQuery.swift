@@ -36,6 +36,7 @@ public struct RecordedQuery: Sendable, Hashable {
         left.sortedParameters == right.sortedParameters
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sortedParameters)
     }

@@ -21,7 +21,9 @@ public final class Recorder: Sendable {
             case error
         }
 
+        /// How much it matters.
         public var level: Level
+        /// The log line, without the level.
         public var message: String
     }
 
@@ -34,6 +36,7 @@ public final class Recorder: Sendable {
         /// Requests answered again by the upstream but not recorded again.
         public var repeats: Int
 
+        /// A summary of these counts.
         public init(requests: Int, files: Int, repeats: Int) {
             self.requests = requests
             self.files = files
@@ -50,7 +53,9 @@ public final class Recorder: Sendable {
         var warned: Set<String> = []
     }
 
+    /// Writes the files.
     public let writer: ScenarioWriter
+    /// Says which headers are kept.
     public let headers: HeaderSelection
     private let state = Mutex(State())
     private let log: @Sendable (Event) -> Void

@@ -19,6 +19,7 @@ public struct ScenarioWriter: Sendable {
     /// The largest scenario file the loader reads (`YAMLLimits.maximumFileSize`).
     static let maximumFileSize = 16 * 1024 * 1024
 
+    /// A writer into `directory`, naming `upstream` in its files.
     public init(directory: String, upstream: String) {
         self.directory = directory
         self.upstream = upstream
@@ -26,6 +27,7 @@ public struct ScenarioWriter: Sendable {
 
     /// Why a write failed: the path and the reason.
     public struct WriteFailure: Error, Sendable, CustomStringConvertible {
+        /// What could not be written, and why.
         public let description: String
     }
 

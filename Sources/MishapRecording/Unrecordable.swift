@@ -4,9 +4,11 @@ public struct Unrecordable: Error, Sendable, Equatable, CustomStringConvertible 
     /// The reason, in a sentence fragment (`its path holds a space`).
     public let reason: String
 
+    /// The reason `reason`.
     public init(_ reason: String) {
         self.reason = reason
     }
 
+    /// The reason.
     public var description: String { reason }
 }
