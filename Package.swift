@@ -79,6 +79,9 @@ let package = Package(
         // Requests passed on to an upstream server and its answers passed back (`--upstream`),
         // through libcurl's multi interface on a thread of its own.
         .target(name: "MishapUpstream", dependencies: ["MishapEngine", "MishapSupport", "CCurl", "CCurlShim"]),
+        // The upstream's answers written down as scenario files (`mishap record`): one file per
+        // endpoint, a rule per distinct request. No sockets, no YAML library.
+        .target(name: "MishapRecording", dependencies: ["MishapEngine", "MishapUpstream", "MishapSupport"]),
         // Mishap running: scenarios swapped whole on reload, the request journal, the
         // Retry-After check, the admin API and its dashboard, the folder watcher and the
         // request log.
@@ -111,11 +114,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The command line: serve, start/stop/status, validate, routes.
+        // The command line: serve, record, start/stop/status, validate, routes.
         .executableTarget(
             name: "mishap",
             dependencies: [
-                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapTLS", "MishapUpstream", "MishapSupport",
+                "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapService", "MishapTLS", "MishapUpstream", "MishapRecording",
+                "MishapSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -152,9 +156,14 @@ let package = Package(
         .testTarget(
             name: "MishapServiceTests",
             dependencies: [
-                "MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapUpstream", "MishapTestSupport",
+                "MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapUpstream", "MishapRecording",
+                "MishapTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "MishapRecordingTests",
+            dependencies: ["MishapRecording", "MishapScenarios", "MishapEngine", "MishapUpstream", "MishapTestSupport"]
         ),
         // Fixtures/: scenario folders the tests find beside their own files (#filePath).
         .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting", "MishapTestSupport"], exclude: ["Fixtures"]),

@@ -68,6 +68,9 @@ extension MishapService {
                     logger.warning("upstream \(upstream) gave no answer to \(request.method) \(request.path) (\(failure.kind.rawValue)): \(failure.message); answered \(answered.status)")
                 }
             }
+            // Before the client is answered, so what is recorded of a call is written down by
+            // the time its client has the answer (and a Ctrl-C after it loses nothing).
+            options.upstreamAnswers?(request, result)
             if let cors = options.cors, let origin { answered = cors.decorate(answered, origin: origin) }
             answer(answered)
         }

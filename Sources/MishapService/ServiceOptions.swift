@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapUpstream
 
 /// How a service answers besides its scenarios.
 public struct ServiceOptions: Sendable {
@@ -23,6 +24,11 @@ public struct ServiceOptions: Sendable {
     /// When set, requests no rule answers are sent on to this server and its answers passed
     /// back (`--upstream`); when nil they are answered 404.
     public var upstream: UpstreamOptions?
+    /// When set, told of every call sent on to an upstream (the request as the client sent it
+    /// and what came back: an answer, or why there was none), before the client is answered;
+    /// `mishap record` writes the answers down with it. Called on the upstream client's thread,
+    /// and only for requests that went to an upstream: requests a rule answers never reach it.
+    public var upstreamAnswers: (@Sendable (Request, UpstreamResult) -> Void)?
 
     /// The default of `sessionPrefix`.
     public static let defaultSessionPrefix = "/__session"
@@ -38,9 +44,11 @@ public struct ServiceOptions: Sendable {
                 sessionPrefix: String? = ServiceOptions.defaultSessionPrefix,
                 maxRuntimeRules: Int = ServiceOptions.defaultMaxRuntimeRules,
                 maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession,
-                upstream: UpstreamOptions? = nil) {
+                upstream: UpstreamOptions? = nil,
+                upstreamAnswers: (@Sendable (Request, UpstreamResult) -> Void)? = nil) {
         self.sessionPrefix = sessionPrefix
         self.upstream = upstream
+        self.upstreamAnswers = upstreamAnswers
         self.maxRuntimeRules = maxRuntimeRules
         self.maxRuntimeRulesPerSession = maxRuntimeRulesPerSession
         self.engine = engine

@@ -91,10 +91,15 @@ public enum FileSystem {
     /// Replaces a file's contents through a temporary file and a rename, so readers never see
     /// half of it; false on an error.
     public static func replaceContents(of path: String, with text: String) -> Bool {
+        replaceContents(of: path, with: Array(text.utf8))
+    }
+
+    /// The same with bytes, written as they are.
+    public static func replaceContents(of path: String, with bytes: [UInt8]) -> Bool {
         let temporary = path + ".tmp\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return false }
-        let written = FileDescriptor.writeAll(descriptor, text)
+        let written = FileDescriptor.writeAll(descriptor, bytes)
         close(descriptor)
         guard written, rename(temporary, path) == 0 else {
             unlink(temporary)

@@ -47,13 +47,18 @@ public enum Forwarding {
     public static func plan(for result: UpstreamResult, upstream: String) -> ResponsePlan {
         switch result {
         case .answered(let status, let headers, let body, _):
-            let dropped = droppedNames(headers.map { Field($0.name, $0.value) }).union(["content-length", "date"])
-            let kept = headers.filter { !dropped.contains($0.name.lowercased()) }.map { Field($0.name, $0.value) }
-            return ResponsePlan(status: status, headers: kept, body: body)
+            return ResponsePlan(status: status, headers: passedBack(headers.map { Field($0.name, $0.value) }), body: body)
         case .failed(let failure, _):
             let status = failure.kind == .timeout ? 504 : 502
             return .error(status, reason: "the upstream \(upstream) gave no answer (\(failure.kind.rawValue)): \(failure.message)")
         }
+    }
+
+    /// The headers of an upstream's answer that are passed back: all but the hop-by-hop ones and
+    /// the `Date` and `Content-Length` the server writes itself, in order.
+    public static func passedBack(_ headers: [Field]) -> [Field] {
+        let dropped = droppedNames(headers).union(["content-length", "date"])
+        return headers.filter { !dropped.contains($0.name.lowercased()) }
     }
 
     /// `answer` (the upstream's, or the error for its lack) delivered as `rulePlan`, the plan

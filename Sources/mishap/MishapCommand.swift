@@ -16,7 +16,7 @@ struct MishapCommand: ParsableCommand {
             payloads on demand. Without a subcommand it serves.
             """,
         version: "0.1.0",
-        subcommands: [Serve.self, Start.self, Stop.self, Status.self, StateCommand.self, Force.self, Validate.self, Routes.self, TLSCommand.self],
+        subcommands: [Serve.self, Record.self, Start.self, Stop.self, Status.self, StateCommand.self, Force.self, Validate.self, Routes.self, TLSCommand.self],
         defaultSubcommand: Serve.self
     )
 

@@ -264,6 +264,13 @@ struct CLITests {
         (["serve", "--upstream", "ftp://example.com"], "--upstream must start with http:// or https://"),
         (["serve", "--upstream-timeout", "5"], "--upstream-timeout needs --upstream"),
         (["serve", "--upstream", "http://a", "--upstream-ca", "/nonexistent.pem"], "--upstream-ca: cannot read"),
+        (["record", "--out", "/tmp/mishap-never"], "--upstream is required"),
+        (["record", "--upstream", "http://127.0.0.1:1"], "--out"),
+        (["record", "--upstream", "ftp://a", "--out", "/tmp/mishap-never"], "--upstream must start with http:// or https://"),
+        (["record", "--upstream", "http://a", "--out", "/tmp/mishap-never", "--port", "70000"], "--port must be from 0 to 65535"),
+        (["record", "--upstream", "http://a", "--out", "/tmp/mishap-never", "--keep-header", "Date"], "'Date' is written by the server"),
+        (["record", "--upstream", "http://a", "--out", "/tmp/mishap-never", "--keep-header", "a b"], "--keep-header 'a b' is not a header name"),
+        (["record", "--upstream", "http://a", "--out", "/tmp/mishap-never", "--upstream-timeout", "0"], "--upstream-timeout must be from"),
     ])
     func badFlags(arguments: [String], mentioned: String) async throws {
         let result = try await runMishap(arguments, timeout: .seconds(20))
