@@ -96,36 +96,45 @@ int mishap_connection_fd(struct MHD_Connection *connection) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
-int mishap_connection_is_loopback(struct MHD_Connection *connection) {
+/// The client's address, decoded once for both uses below: its IPv4 address in `*v4` (also for
+/// an IPv4-mapped IPv6 address), or its IPv6 address in `*v6`; 0 when known, -1 when not.
+static inline int mishap_client_address(struct MHD_Connection *connection,
+                                        const struct in_addr **v4, const struct in6_addr **v6) {
+    *v4 = NULL;
+    *v6 = NULL;
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL) return 0;
+    if (info == NULL || info->client_addr == NULL) return -1;
     const struct sockaddr *address = info->client_addr;
     if (address->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
-        return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+        *v4 = &((const struct sockaddr_in *)address)->sin_addr;
+        return 0;
     }
     if (address->sa_family == AF_INET6) {
-        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
-        if (IN6_IS_ADDR_LOOPBACK(v6)) return 1;
-        return IN6_IS_ADDR_V4MAPPED(v6) && v6->s6_addr[12] == 127;
+        const struct in6_addr *six = &((const struct sockaddr_in6 *)address)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(six)) {
+            *v4 = (const struct in_addr *)(const void *)&six->s6_addr[12];
+        } else {
+            *v6 = six;
+        }
+        return 0;
     }
-    return 0;
+    return -1;
+}
+
+int mishap_connection_is_loopback(struct MHD_Connection *connection) {
+    const struct in_addr *v4;
+    const struct in6_addr *v6;
+    if (mishap_client_address(connection, &v4, &v6) != 0) return 0;
+    if (v4 != NULL) return ((const unsigned char *)v4)[0] == 127;
+    return IN6_IS_ADDR_LOOPBACK(v6);
 }
 
 int mishap_connection_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL || size == 0) return -1;
-    const struct sockaddr *address = info->client_addr;
-    if (address->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
-        return inet_ntop(AF_INET, &v4->sin_addr, buffer, (socklen_t)size) == NULL ? -1 : 0;
-    }
-    if (address->sa_family == AF_INET6) {
-        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
-        if (IN6_IS_ADDR_V4MAPPED(v6)) return inet_ntop(AF_INET, &v6->s6_addr[12], buffer, (socklen_t)size) == NULL ? -1 : 0;
-        return inet_ntop(AF_INET6, v6, buffer, (socklen_t)size) == NULL ? -1 : 0;
-    }
-    return -1;
+    const struct in_addr *v4;
+    const struct in6_addr *v6;
+    if (size == 0 || mishap_client_address(connection, &v4, &v6) != 0) return -1;
+    const char *written = v4 != NULL ? inet_ntop(AF_INET, v4, buffer, (socklen_t)size) : inet_ntop(AF_INET6, v6, buffer, (socklen_t)size);
+    return written == NULL ? -1 : 0;
 }
 
 static enum MHD_Result mishap_count_framing_header(void *cls, enum MHD_ValueKind kind,

@@ -21,6 +21,13 @@ extension HTTPServer {
         if let dribble = plan.dribble {
             return queueStreamed(plan, .dribble(dribble), size: UInt64(plan.body.count), on: connection)
         }
+        if plan.body.isEmpty, let length = plan.declaredLength {
+            // An upstream's answer to HEAD: its length declared, no body (libmicrohttpd sends
+            // none for HEAD, and writes the size given here as Content-Length).
+            var head = plan
+            head.headers.removeAll { $0.name.equalsIgnoringASCIICase("content-length") }
+            return queueStreamed(head, .whole, size: length, on: connection)
+        }
         return queue(plan, on: connection)
     }
 
@@ -107,6 +114,12 @@ extension HTTPServer {
 }
 
 extension ResponsePlan {
+    /// The `Content-Length` among the headers, which only an upstream's answer to `HEAD` has
+    /// (scenario files cannot declare one): the length of the body a `GET` would get.
+    var declaredLength: UInt64? {
+        headers.last { $0.name.equalsIgnoringASCIICase("content-length") }.flatMap { UInt64($0.value) }
+    }
+
     static func payloadTooLarge(limit: Int) -> ResponsePlan {
         .error(413, reason: "Request body larger than \(limit) bytes")
     }

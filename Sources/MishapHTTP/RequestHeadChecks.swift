@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
 import MishapEngine
+import MishapSupport
 
 /// What is refused as soon as a request's head has arrived, before any of its body is read:
 /// heads whose body framing libmicrohttpd would get wrong, and paths it would cut short. Each is
@@ -32,8 +33,8 @@ enum RequestHeadChecks {
         for header in headers {
             switch header.name.lowercased() {
             case "transfer-encoding": transferEncodings.append(header.value)
-            case "content-length": contentLengths.append(String(trimmed(Substring(header.value))))
-            case "expect": expectsContinue = expectsContinue || trimmed(Substring(header.value)).lowercased() == "100-continue"
+            case "content-length": contentLengths.append(String(header.value.trimmingASCIIWhitespace()))
+            case "expect": expectsContinue = expectsContinue || header.value.trimmingASCIIWhitespace().lowercased() == "100-continue"
             default: break
             }
         }
@@ -45,7 +46,7 @@ enum RequestHeadChecks {
                 return .error(400, reason: "Both Transfer-Encoding and Content-Length")
             }
             let listed = transferEncodings.joined(separator: ", ")
-            let codings = listed.split(separator: ",").map { trimmed($0).lowercased() }.filter { !$0.isEmpty }
+            let codings = listed.split(separator: ",").map { $0.trimmingASCIIWhitespace().lowercased() }.filter { !$0.isEmpty }
             if codings.last != "chunked" {
                 return .error(400, reason: "Transfer-Encoding \"\(listed)\" does not end with chunked: the body's length is unknown")
             }
@@ -65,15 +66,6 @@ enum RequestHeadChecks {
             return .payloadTooLarge(limit: maxBodyBytes)
         }
         return nil
-    }
-
-    /// Text without the spaces and tabs around it (HTTP's optional whitespace).
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return text[first...last]
     }
 
     /// The refusal for the request on `connection`, decided on the access handler's first call.

@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapSupport
 
 /// Cross-origin resource sharing, for web front-ends (`--cors ORIGINS`): browsers send a page's
 /// requests to another origin only when the server says they may. When on, Mishap answers
@@ -24,7 +25,7 @@ public struct CORSPolicy: Sendable, Equatable {
     /// Parses `--cors`: `*`, or origins separated by commas (`scheme://host[:port]`, as browsers
     /// send them, without a path). Throws a message naming what is wrong.
     public init(parsing text: String) throws(CORSPolicyError) {
-        let items = text.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+        let items = text.split(separator: ",").map { String($0.trimmingASCIIWhitespace()) }.filter { !$0.isEmpty }
         if items == ["*"] {
             self.init(origins: .any)
             return
@@ -106,9 +107,3 @@ public struct CORSPolicyError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
-extension Substring {
-    /// Without the spaces around it.
-    fileprivate func trimmingSpaces() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-}

@@ -58,7 +58,7 @@ extension MishapService {
         let id = plan.completionTag
         let origin = options.cors == nil ? nil : request.headerValue("Origin")
         upstreamCalls.send(call) { [self] result in
-            var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream), as: plan)
+            var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream, head: request.method == "HEAD"), as: plan)
             switch result {
             case .answered(let status, _, _, let milliseconds):
                 journal.upstreamAnswered(id, status: status, milliseconds: milliseconds)

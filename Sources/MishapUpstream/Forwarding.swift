@@ -44,10 +44,17 @@ public enum Forwarding {
     /// The plan that passes an upstream's answer back (less its hop-by-hop headers, and the
     /// `Date` and `Content-Length` the server writes itself), or, without one, a JSON error:
     /// 504 when the upstream took too long, 502 otherwise.
-    public static func plan(for result: UpstreamResult, upstream: String) -> ResponsePlan {
+    /// For a `HEAD` request (`head`), the upstream's `Content-Length` is kept: it describes the
+    /// body a `GET` would get, which the server declares without sending
+    /// (`ResponsePlan.declaredLength`).
+    public static func plan(for result: UpstreamResult, upstream: String, head: Bool = false) -> ResponsePlan {
         switch result {
         case .answered(let status, let headers, let body, _):
-            return ResponsePlan(status: status, headers: passedBack(headers.map { Field($0.name, $0.value) }), body: body)
+            var kept = passedBack(headers.map { Field($0.name, $0.value) })
+            if head, let length = headers.last(where: { $0.name.equalsIgnoringASCIICase("content-length") }) {
+                kept.append(Field("Content-Length", length.value))
+            }
+            return ResponsePlan(status: status, headers: kept, body: body)
         case .failed(let failure, _):
             let status = failure.kind == .timeout ? 504 : 502
             return .error(status, reason: "the upstream \(upstream) gave no answer (\(failure.kind.rawValue)): \(failure.message)")

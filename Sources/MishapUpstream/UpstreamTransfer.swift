@@ -108,7 +108,7 @@ final class UpstreamTransfer {
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = String(line[..<colon])
-        let value = line[line.index(after: colon)...].trimmingASCIIWhitespace()
+        let value = String(line[line.index(after: colon)...].trimmingASCIIWhitespace())
         headers.append((name, value))
     }
 
@@ -136,14 +136,5 @@ final class UpstreamTransfer {
             return .tls
         default: return .other
         }
-    }
-}
-
-extension StringProtocol {
-    /// Without spaces, tabs and line breaks at either end.
-    func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r\n" || $0 == "\r" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
     }
 }

@@ -35,7 +35,7 @@ struct PidFile {
     /// A pid on the first line and, if any, a URL on the second.
     static func parse(_ text: String, path: String) -> PidFile? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let first = lines.first, let pid = pid_t(first.trimmingSpaces), pid > 0 else { return nil }
+        guard let first = lines.first, let pid = pid_t(first.trimmingASCIIWhitespace()), pid > 0 else { return nil }
         let url = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
         return PidFile(path: path, pid: pid, url: url)
     }
@@ -94,12 +94,3 @@ enum PidFileCheck {
     case stale(PidFile?)
 }
 
-extension Substring {
-    /// The text without its leading and trailing whitespace.
-    var trimmingSpaces: Substring {
-        var text = self
-        while text.first?.isWhitespace == true { text.removeFirst() }
-        while text.last?.isWhitespace == true { text.removeLast() }
-        return text
-    }
-}

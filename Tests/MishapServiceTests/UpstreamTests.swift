@@ -112,6 +112,23 @@ import Testing
         #expect(sent.path == "/things/\(method.lowercased())")
     }
 
+    /// HEAD's answer declares the length of the body a GET gets, as the upstream said, and sends none.
+    @Test func headDeclaresTheUpstreamsLength() async throws {
+        let upstream = try TestServer(yaml: Self.upstreamYAML)
+        let front = try Self.front(upstream: Self.upstreamURL(upstream))
+        let get = try front.sendRaw("GET", "/things/42")
+        let length = try #require(get.header("Content-Length").flatMap(Int.init))
+        #expect(length == get.body.count && length > 0)
+        // On one connection: a body sent after HEAD's head would be read as the next response.
+        let connection = try front.connect()
+        try connection.sendRequest("HEAD", "/things/42")
+        let head = try connection.readResponse(toHead: true)
+        #expect(head.status == 201 && head.header("Content-Length") == String(length), "\(head.headers)")
+        try connection.sendRequest("GET", "/things/43")
+        let next = try connection.readResponse()
+        #expect(next.status == 201 && next.json?["id"] as? String == "43")
+    }
+
     /// Hop-by-hop headers of the client stay on its hop too.
     @Test func hopByHopHeadersStay() async throws {
         let upstream = try TestServer(yaml: Self.upstreamYAML)
