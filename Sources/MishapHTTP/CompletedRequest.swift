@@ -2,20 +2,20 @@ import MishapEngine
 
 /// A request the server has finished with: answered, faulted, or abandoned.
 public struct CompletedRequest: Sendable {
-    public var method: String
+    public var method: String = ""
     /// The path without the query string.
-    public var path: String
+    public var path: String = ""
     /// The status sent; nil when none was (a fault, a hang, a refused or cut-short request).
-    public var status: Int?
+    public var status: Int? = nil
     /// The rule that answered, when one did.
-    public var rule: String?
+    public var rule: String? = nil
     /// The endpoint that answered (`GET /login`), when one did.
-    public var endpoint: String?
+    public var endpoint: String? = nil
     /// The fault carried out instead of an answer, if any.
-    public var fault: Fault?
+    public var fault: Fault? = nil
     /// From the request's headers arriving to the server being done with it (delays and
     /// dribbles included), in nanoseconds.
-    public var durationNanoseconds: Int64
+    public var durationNanoseconds: Int64 = 0
     /// The same, as a `Duration`.
     public var duration: Duration {
         get { .nanoseconds(durationNanoseconds) }
@@ -25,7 +25,7 @@ public struct CompletedRequest: Sendable {
     /// resolution (`durationMs=0.12`).
     public var durationHundredthsOfMillisecond: Int { Int(durationNanoseconds / 10_000) }
     /// False when the request ended early: the client left, a timeout, or the server stopped.
-    public var completedNormally: Bool
+    public var completedNormally: Bool = true
     /// The plan's remark for the log line (why no rule answered), if any.
     public var note: String? = nil
     /// The plan's `completionTag` (0: none).

@@ -232,12 +232,14 @@ func handleCompleted(
     } else if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
         if server.isObserved, let observer = server.observer {
-            // Finished in place and passed from there, not copied.
-            if !completedNormally { state.record.status = nil }
-            state.record.durationNanoseconds = MonotonicClock.nanoseconds() - state.started
-            state.record.completedNormally = completedNormally
-            state.record.completionTag = state.completionTag
-            observer.completed(state.record)
+            // Moved out of the state (released just after): passing the state's own would copy it.
+            var request = CompletedRequest()
+            swap(&request, &state.record)
+            if !completedNormally { request.status = nil }
+            request.durationNanoseconds = MonotonicClock.nanoseconds() - state.started
+            request.completedNormally = completedNormally
+            request.completionTag = state.completionTag
+            observer.completed(request)
         } else if state.completionTag != 0 {
             server.observer?.finished(tag: state.completionTag, completedNormally: completedNormally)
         }

@@ -390,7 +390,7 @@ import Testing
               - endpoint: GET /slow
                 rules:
                   - name: slow
-                    respond: { delay: 1500, json: { i: "{{query.i}}" } }
+                    respond: { delay: 3000, json: { i: "{{query.i}}" } }
               - endpoint: GET /fast
                 rules:
                   - name: fast
@@ -437,7 +437,7 @@ import Testing
                     report.delayedStatuses[response.status, default: 0] += 1
                     if response.json?["i"] as? String != "\(i)" { report.wrongBodies += 1 }
                     let waited = sentAt[i].duration(to: arrival)
-                    if waited < .milliseconds(1450) { report.tooEarly.append(waited) }
+                    if waited < .milliseconds(2950) { report.tooEarly.append(waited) }
                 } catch {
                     report.failures.append("delayed \(i): \(error)")
                     if report.failures.count > 20 { break }
@@ -447,7 +447,9 @@ import Testing
             return report
         }
         #expect(report.failures.isEmpty, "\(report.failures.prefix(20))")
-        #expect(report.connectAndSend < .seconds(1), "opening \(count) connections took \(report.connectAndSend)")
+        // The delay is long enough for the fast requests to come after all are sent on a loaded
+        // machine (opening them took up to 1.2 s beside the other suites), and before any answer.
+        #expect(report.connectAndSend < .seconds(2), "opening \(count) connections took \(report.connectAndSend)")
         #expect(report.fast.count == 20)
         #expect(report.fast.allSatisfy { $0.status == 200 }, "fast statuses: \(report.fast.map(\.status))")
         #expect(report.fast.allSatisfy { $0.elapsed < .milliseconds(500) }, "fast answers took \(report.fast.map(\.elapsed))")
@@ -456,7 +458,7 @@ import Testing
                 "\(report.answeredBeforeFastDone) delayed answers before the fast ones were done, \(report.fastDoneAfterFirstSend) after the first was sent")
         #expect(report.delayedStatuses == [200: count], "\(report.delayedStatuses)")
         #expect(report.wrongBodies == 0)
-        #expect(report.tooEarly.isEmpty, "\(report.tooEarly.count) answered before 1.5 s: \(report.tooEarly.prefix(5))")
-        #expect(report.lastArrivalAfterAllSent < .seconds(6), "the last delayed answer came \(report.lastArrivalAfterAllSent) after all were sent")
+        #expect(report.tooEarly.isEmpty, "\(report.tooEarly.count) answered before 3 s: \(report.tooEarly.prefix(5))")
+        #expect(report.lastArrivalAfterAllSent < .seconds(8), "the last delayed answer came \(report.lastArrivalAfterAllSent) after all were sent")
     }
 }
