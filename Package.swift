@@ -157,7 +157,7 @@ let package = Package(
             name: "MishapServiceTests",
             dependencies: [
                 "MishapService", "MishapHTTP", "MishapScenarios", "MishapEngine", "MishapUpstream", "MishapRecording",
-                "MishapTestSupport",
+                "MishapTLS", "MishapTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

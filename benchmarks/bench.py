@@ -23,6 +23,10 @@ What is measured, each against the targets of the performance issue:
   HTTPS        the C baseline and Mishap serving HTTPS with the same certificate and key (ECDSA
                P-256, from `mishap tls init`): keep-alive GETs (>= 0.80), and GETs with
                `Connection: close`, a TLS handshake each (reported).
+  proxied      wrk through Mishap started with `--upstream` pointing at the C baseline (a path no
+               rule answers), against wrk at the C baseline directly (benchmarks/upstream_rows.py):
+               req/s (>= 0.12x), p50 (<= 8.00x) and p99 (<= 4.00x) latency at -c32; these targets,
+               set from the first measurement, are informational: marked `(info)`, never failing.
   startup      exec to the first HTTP 200, polled as fast as possible, median of 20 runs each:
                <= 10 ms, and mishap / baseline <= 2.
   memory       VmRSS of a fresh Mishap after 10 s at -c256 (<= 20 MiB), and after 60 s of the
@@ -70,6 +74,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import rule_load  # noqa: E402  (benchmarks/rule_load.py)
+import upstream_rows  # noqa: E402  (benchmarks/upstream_rows.py)
 from dashboard_poller import DashboardPoller  # noqa: E402  (benchmarks/dashboard_poller.py)
 REPO = HERE.parent
 SOMEONE = "/isUserNameAvailable?userName=someone"
@@ -224,6 +229,7 @@ class WrkResult:
     requests_per_second: float
     requests: int
     p99_ms: float = None
+    p50_ms: float = None
     non_2xx: int = 0
     socket_errors: int = 0
 
@@ -258,6 +264,8 @@ def wrk(url: str, connections: int, seconds: float, threads: int, script: Path =
         if not p99:
             raise BenchError(f"wrk printed no 99% latency:\n{out}")
         result.p99_ms = to_ms(p99.group(1))
+        p50 = re.search(r"^\s*50%\s+(\S+)", out, re.MULTILINE)
+        result.p50_ms = to_ms(p50.group(1)) if p50 else None
     non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     result.non_2xx = int(non_2xx.group(1)) if non_2xx else 0
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
@@ -325,20 +333,21 @@ def write_state_scenarios(destination: Path) -> None:
 
 
 def alternate(label: str, targets: list, path: str, args, script: Path = None, latency: bool = False,
-              expect_2xx: bool = True, headers: tuple = ()) -> list:
+              expect_2xx: bool = True, headers: tuple = (), connections: int = None) -> list:
     """Runs wrk against each (name, server, path) target in turn, args.rounds times, swapping
-    the order every round; returns the list of WrkResults of each target."""
+    the order every round; returns the list of WrkResults of each target. `latency` reads the
+    latency distribution too, at -c256 unless `connections` says otherwise."""
+    connections = connections or (256 if latency else args.connections)
     results = [[] for _ in targets]
     if not args.smoke:  # warm up each server (lazy initialisation, page faults): not recorded
         for name, server, target_path in targets:
-            wrk(server.url(target_path or path), args.connections if not latency else 256, 1, args.threads,
+            wrk(server.url(target_path or path), connections, 1, args.threads,
                 script, expect_2xx=expect_2xx, headers=headers)
     for round_number in range(args.rounds):
         order = list(enumerate(targets))
         if round_number % 2:
             order.reverse()
         for index, (name, server, target_path) in order:
-            connections = 256 if latency else args.connections
             result = wrk(server.url(target_path or path), connections, args.duration, args.threads, script,
                          latency=latency, expect_2xx=expect_2xx, headers=headers)
             results[index].append(result)
@@ -432,11 +441,19 @@ class Row:
     value: float   # the figure the target checks
     op: str        # ">=", "<=", "range", or "info" (not a target)
     limit: tuple   # (bound,) or (low, high)
+    informational: bool = False  # a target reported, never failing the run
 
     @property
     def result(self) -> str:
         if self.op == "info":
             return "-"
+        if self.informational:
+            return self.checked + " (info)"
+        return self.checked
+
+    @property
+    def checked(self) -> str:
+        """PASS, FAIL (missed within the margin) or FAIL! (missed widely)."""
         low, high = (self.limit[0], None) if self.op == ">=" else \
                     (None, self.limit[0]) if self.op == "<=" else self.limit
         if (low is None or self.value >= low) and (high is None or self.value <= high):
@@ -725,6 +742,9 @@ def main() -> int:
         # -- HTTPS: the same certificate and key on both ----------------------------------
         rows += https_rows(args, work, baseline_binary=args.baseline, mishap_binary=args.mishap, cores=cores)
 
+        # -- proxied: Mishap --upstream in front of the C server, against it directly ------
+        rows += upstream_rows.proxy_rows(sys.modules[__name__], args, work, cores)
+
         rows.append(Row("exec to first 200, median of %d (ms)" % args.startups, f"{base_start:.2f}",
                         f"{mishap_start:.2f}", "", "<= 10 ms", mishap_start, "<=", (10.0,)))
         rows.append(Row("exec to first 200, mishap / baseline", f"{base_start:.2f}", f"{mishap_start:.2f}",
@@ -791,7 +811,7 @@ def main() -> int:
     print_table(rows)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} (the machine has {os.cpu_count()} cores; "
           "above that, other work competed with the benchmark)")
-    targets = [r for r in rows if r.op != "info"]
+    targets = [r for r in rows if r.op != "info" and not r.informational]
     wide = [r for r in targets if r.result == "FAIL!"]
     missed = [r for r in targets if r.result != "PASS"]
     print()
