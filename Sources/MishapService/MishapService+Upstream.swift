@@ -11,10 +11,10 @@ extension MishapService {
         plan.endpoint == nil && plan.status == 404 && plan.fault == nil && plan.upstream == nil
     }
 
-    /// The plan that sends a request on to `upstream`, carried out when its answer comes.
-    static func forwardPlan(_ upstream: UpstreamOptions) -> ResponsePlan {
+    /// The plan that sends a request on to the upstream at `url`, carried out when its answer comes.
+    static func forwardPlan(_ url: String) -> ResponsePlan {
         var plan = ResponsePlan(status: 502)
-        plan.upstream = upstream.url
+        plan.upstream = url
         return plan
     }
 
@@ -23,8 +23,8 @@ extension MishapService {
     func route(_ plan: inout ResponsePlan) {
         if let upstream = plan.upstream {
             guard upstream == ResponsePlan.serverUpstream else { return }
-            if let server = options.upstream {
-                plan.upstream = server.url
+            if let url = options.upstream?.url {
+                plan.upstream = url
             } else {
                 let reason = "rule '\(plan.rule ?? "")' of \(plan.endpoint ?? "its endpoint") sends requests to the upstream (proxy: upstream), but Mishap was started without --upstream"
                 var error = ResponsePlan.error(502, reason: reason)
@@ -34,8 +34,8 @@ extension MishapService {
                 error.stateChanges = plan.stateChanges
                 plan = error
             }
-        } else if let server = options.upstream, Self.isUnanswered(plan) {
-            plan = Self.forwardPlan(server)
+        } else if let url = options.upstream?.url, Self.isUnanswered(plan) {
+            plan = Self.forwardPlan(url)
         }
     }
 

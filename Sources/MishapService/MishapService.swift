@@ -70,7 +70,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         upstreamClient = LazyUpstreamClient(
             timeoutMilliseconds: options.upstream?.timeoutMilliseconds ?? UpstreamOptions.defaultTimeoutMilliseconds,
             caFile: options.upstream?.caFile)
-        if options.upstream != nil, case .failure(let failure) = upstreamClient.client() {
+        if options.upstream?.url != nil, case .failure(let failure) = upstreamClient.client() {
             logger.error("\(failure.message); requests no rule answers get 502 instead of going to the upstream")
         }
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)

@@ -80,7 +80,7 @@ struct Record: ParsableCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level, format: format) }
         errorLineFormat = format
         let logger = Logger(label: "mishap")
-        guard let upstream = upstreamOptions.options else { throw ExitCode.validationFailure }
+        guard let upstream = upstreamOptions.options, let upstreamURL = upstream.url else { throw ExitCode.validationFailure }
 
         if let problem = Self.folderProblem(out, overwrite: overwrite) {
             printError("mishap record: \(problem)")
@@ -97,7 +97,7 @@ struct Record: ParsableCommand {
             throw ExitCode.failure
         }
 
-        let recorder = Recorder(writer: ScenarioWriter(directory: out, upstream: upstream.url),
+        let recorder = Recorder(writer: ScenarioWriter(directory: out, upstream: upstreamURL),
                                 headers: HeaderSelection(keeping: keepHeaders)) { event in
             switch event.level {
             case .debug: logger.debug("\(event.message)")
@@ -126,7 +126,7 @@ struct Record: ParsableCommand {
             throw ExitCode.failure
         }
         printLine("mishap listening on \(mishap.url)", metadata: ["url": .string(mishap.url)])
-        logger.info("recording the answers of \(upstream.url) into \(out)")
+        logger.info("recording the answers of \(upstreamURL) into \(out)")
 
         var received: Int32
         repeat { received = signals.wait() } while received == SIGHUP

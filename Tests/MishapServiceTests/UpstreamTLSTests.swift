@@ -164,5 +164,13 @@ import Testing
         #expect(refused.status == 502 && refused.header("X-Via") == "ownURL")
         #expect(Self.reason(refused).contains("(tls)"), "\(Self.reason(refused))")
         #expect(upstream.received.count == 1)
+
+        // The CA alone, with no upstream of the server's own (`--upstream-ca` without `--upstream`).
+        let ruleOnly = try TestServer(yaml: Self.frontYAML(ruleUpstream: upstream.url(host: "localhost")),
+                                      options: ServiceOptions(upstream: UpstreamOptions(url: nil, caFile: upstream.caFile)))
+        let trusted = try await ruleOnly.send("GET", "/orders/7")
+        #expect(trusted.status == 200 && trusted.json?["order"] as? String == "7", "\(trusted.status) \(trusted.text)")
+        #expect(try await ruleOnly.send("GET", "/elsewhere").status == 404)
+        #expect(upstream.received.count == 2)
     }
 }
