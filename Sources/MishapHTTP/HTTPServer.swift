@@ -162,12 +162,15 @@ public final class HTTPServer: @unchecked Sendable {
             defer { state = nil }
             return state
         }) else { return 0 }
-        // Quiescing hands the listening socket back, but the worker threads take it out of
-        // their epoll sets on their own time: closing it now races them (libmicrohttpd aborts
-        // with "Failed to remove listen FD from epoll set"). Shutting it down refuses new
-        // connections at once; it is closed once the daemon has stopped
-        // (docs/libmicrohttpd.md, "The quiesced listening socket stays open until the daemon stops").
-        let listening = MHD_quiesce_daemon(running.daemon)
+        // With a grace period, new connections are refused meanwhile: quiescing hands the
+        // listening socket back, but the worker threads take it out of their epoll sets on
+        // their own time, so closing it now would race them; shutting it down refuses new
+        // connections at once, and it is closed once the daemon has stopped. Without one, the
+        // daemon is not quiesced at all: libmicrohttpd 0.9.75's quiesce races a busy worker
+        // taking the socket out of its epoll set, and aborts when the worker wins
+        // (docs/libmicrohttpd.md, "Quiescing races the worker threads"); MHD_stop_daemon
+        // closes the socket itself.
+        let listening = grace > .zero ? MHD_quiesce_daemon(running.daemon) : -1
         if listening >= 0 { shutdown(listening, Int32(SHUT_RDWR)) }
         suspensions.releaseHangs()
         let deadline = ContinuousClock.now + grace
