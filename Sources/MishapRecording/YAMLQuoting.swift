@@ -6,8 +6,8 @@
 /// JSON's string escaping (`JSONEscaping`) is nearly this, but not quite: YAML does not allow
 /// C1 control characters (U+0080 to U+009F), U+FEFF, U+FFFE and U+FFFF written as they are,
 /// and reads U+0085, U+2028 and U+2029 as line breaks, which a double-quoted scalar folds into
-/// spaces. Those are escaped here too; every escape used (`\"`, `\\`, `\n`, `\r`, `\t`,
-/// `\xXX`, `\uXXXX`) is one YAML and libyaml read.
+/// spaces. Those are escaped here too; every escape used (`\"`, `\\`, `\n`, `\r`, `\t`, `\x`
+/// with two hex digits, `\u` with four) is one YAML and libyaml read.
 public enum YAMLQuoting {
     private static let hex = Array("0123456789ABCDEF".utf8)
 
