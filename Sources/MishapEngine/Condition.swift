@@ -50,7 +50,10 @@ public indirect enum Condition: Sendable {
         case .oneOf(let options): return options.contains(value)
         case .empty: return value.isEmpty
         case .length(let min, let max):
-            let count = value.count
+            // Printable ASCII is one character a byte (CR LF, two bytes, is one character, so
+            // control bytes take the grapheme count, as does anything beyond ASCII).
+            let printable = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+            let count = printable == true ? value.utf8.count : value.count
             return (min.map { count >= $0 } ?? true) && (max.map { count <= $0 } ?? true)
         case .matches(let pattern): return pattern.matches(value)
         case .prefix(let prefix): return value.hasPrefix(prefix)

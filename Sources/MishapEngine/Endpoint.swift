@@ -1,12 +1,14 @@
-/// A method and path with the rules that answer it, in order.
-public struct Endpoint: Sendable {
+/// A method and path with the rules that answer it, in order. A class (nothing in it changes
+/// once made): handed from the engine's tables to the code that answers, an endpoint is one
+/// reference count, where the struct it was cost a dozen for every request.
+public final class Endpoint: Sendable {
     /// `GET`, `POST`, ... or `ANY`.
-    public var method: String
-    public var path: PathPattern
+    public let method: String
+    public let path: PathPattern
     /// First match wins.
     public let rules: [Rule]
     /// Where the endpoint was declared, for listings and logs.
-    public var source: String?
+    public let source: String?
     /// The rate limit of every answer of the endpoint (`quota:`), counted before any rule.
     public let quota: Quota?
     /// Whether some rule reads or changes state (see `Rule.usesState`).
@@ -21,6 +23,7 @@ public struct Endpoint: Sendable {
         self.quota = quota
         self.usesState = rules.contains { $0.usesState } || quota?.exceeded?.readsState == true
         self.index = RuleIndex(rules)
+        self.name = "\(method) \(path)"
     }
 
     /// The same endpoint with other rules (rules added by `extends:`).
@@ -28,8 +31,9 @@ public struct Endpoint: Sendable {
         Endpoint(method: method, path: path, rules: rules, source: source, quota: quota)
     }
 
-    /// The endpoint as written: `GET /isUserNameAvailable`.
-    public var name: String { "\(method) \(path)" }
+    /// The endpoint as written: `GET /isUserNameAvailable`. Stored, not computed: every answer
+    /// carries it, and building it per request cost two appends and an allocation.
+    public let name: String
 
     /// The plan of the first rule that answers, or nil when every rule passes.
     ///
@@ -106,12 +110,8 @@ public struct Endpoint: Sendable {
             return refusal
         }
         let changes = rule.effects.isEmpty ? [] : rule.effects.apply(&context)
-        var plan = template.plan(context: &context, random: random)
-        if !headers.isEmpty { plan = plan.adding(headers, room: context.request.responseHeaderRoom) }
-        plan.endpoint = name
-        plan.rule = rule.name
-        plan.stateChanges = changes
-        return plan
+        let plan = template.plan(context: &context, random: random, endpoint: name, rule: rule.name, stateChanges: changes)
+        return headers.isEmpty ? plan : plan.adding(headers, room: context.request.responseHeaderRoom)
     }
 }
 

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// A recursive-descent JSON parser over bytes, with a nesting limit so hostile bodies
 /// cannot exhaust the stack.
 struct JSONParser {
@@ -125,7 +127,7 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 index += 1
                 // Invalid UTF-8 is not valid JSON.
-                return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
+                return String(validUTF8: bytes[start..<(index - 1)])
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             index += 1
@@ -137,7 +139,7 @@ struct JSONParser {
             case UInt8(ascii: "\""):
                 index += 1
                 // Invalid UTF-8 is not valid JSON.
-                return String(validating: out, as: UTF8.self)
+                return String(validUTF8: out)
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { return nil }

@@ -64,6 +64,7 @@ extension ResponsePlan {
         refusal.delayMilliseconds = delayMilliseconds
         refusal.endpoint = endpoint
         refusal.rule = rule
+        refusal.stateChanges = stateChanges
         refusal.warning = beside
             ? "response headers of \(bytes) bytes do not fit beside this request (room for \(room)); answered 500 instead of \(status)"
             : "response headers of \(bytes) bytes are over the limit of \(ResponseHead.maximumHeaderBytes) bytes; answered 500 instead of \(status)"

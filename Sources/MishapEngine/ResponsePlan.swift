@@ -51,7 +51,7 @@ public struct ResponsePlan: Sendable {
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],
         delayMilliseconds: Int = 0, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil,
-        endpoint: String? = nil, rule: String? = nil, upstream: String? = nil
+        endpoint: String? = nil, rule: String? = nil, upstream: String? = nil, stateChanges: [StateChange] = []
     ) {
         self.status = status
         self.headers = headers
@@ -63,6 +63,7 @@ public struct ResponsePlan: Sendable {
         self.endpoint = endpoint
         self.rule = rule
         self.upstream = upstream
+        self.stateChanges = stateChanges
     }
 }
 

@@ -1,5 +1,7 @@
-/// A response as declared in a scenario, ready to be filled in for one request.
-public struct ResponseTemplate: Sendable {
+/// A response as declared in a scenario, ready to be filled in for one request. A class (its
+/// parts never change once made): a rule's action hands it on with one reference count, where
+/// a struct of a dozen parts was copied field by field for every request it answered.
+public final class ResponseTemplate: Sendable {
     public let status: Int
     public let headers: [(name: String, value: Template)]
     public let body: Template
@@ -66,11 +68,18 @@ public struct ResponseTemplate: Sendable {
     /// How many random bytes the `garbage` fault sends when the response declares no body.
     static let garbageLength = 64
 
-    func plan(context: inout MatchContext, random: RandomSource) -> ResponsePlan {
+    /// The plan of this response for one request, naming the endpoint and rule that answered
+    /// and the state they changed. These are set here, as the plan is made, rather than on the
+    /// returned plan by the caller: each assignment there cost a copy of the whole plan.
+    func plan(context: inout MatchContext, random: RandomSource, endpoint: String? = nil, rule: String? = nil,
+              stateChanges: [StateChange] = []) -> ResponsePlan {
+        let room = context.request.responseHeaderRoom
         if let prepared {
             var plan = prepared.plan
             plan.prepared = prepared
-            let room = context.request.responseHeaderRoom
+            plan.endpoint = endpoint
+            plan.rule = rule
+            plan.stateChanges = stateChanges
             if room < ResponseHead.maximumHeaderBytes { plan.fitResponseHead(room: room) }
             return plan
         }
@@ -88,12 +97,22 @@ public struct ResponseTemplate: Sendable {
         if fault == .garbage && bytes.isEmpty {
             bytes = Self.garbage(random)
         }
+        // Checked before the plan is made: the plan is then returned as made, not copied.
+        let fits = ResponseHead.headerBytes(fields) <= min(room, ResponseHead.maximumHeaderBytes)
+        let delayMilliseconds = delay?.milliseconds(random) ?? 0
+        if fits {
+            return ResponsePlan(
+                status: status, headers: fields, body: bytes,
+                delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
+                endpoint: endpoint, rule: rule, upstream: plannedUpstream, stateChanges: stateChanges
+            )
+        }
         var plan = ResponsePlan(
             status: status, headers: fields, body: bytes,
-            delayMilliseconds: delay?.milliseconds(random) ?? 0, hang: hang, dribble: dribble, fault: fault,
-            upstream: plannedUpstream
+            delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
+            endpoint: endpoint, rule: rule, upstream: plannedUpstream, stateChanges: stateChanges
         )
-        plan.fitResponseHead(room: context.request.responseHeaderRoom)
+        plan.fitResponseHead(room: room)
         return plan
     }
 

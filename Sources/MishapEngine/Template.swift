@@ -20,6 +20,9 @@ public struct Template: Sendable {
 
     public let segments: [Segment]
     public let escaping: Escaping
+    /// The bytes rendering starts with room for: the literals and a few per value, so a body
+    /// like `{"userName":"{{query.userName}}"}` is written without growing its array.
+    let capacityHint: Int
 
     public init(segments: [Segment], escaping: Escaping) {
         // Adjacent literals are merged so rendering appends as few pieces as possible.
@@ -33,6 +36,10 @@ public struct Template: Sendable {
         }
         self.segments = merged
         self.escaping = escaping
+        self.capacityHint = merged.reduce(0) { total, segment in
+            if case .literal(let bytes) = segment { return total + bytes.count }
+            return total + 32
+        }
     }
 
     /// A template without placeholders.
@@ -75,6 +82,7 @@ public struct Template: Sendable {
     func render(context: inout MatchContext) -> [UInt8] {
         if let bytes = staticBytes { return bytes }
         var out: [UInt8] = []
+        out.reserveCapacity(capacityHint)
         render(into: &out, context: &context)
         return out
     }

@@ -101,7 +101,11 @@ extension HTTPServer {
 
     private func addHeaders(_ plan: ResponsePlan, to response: OpaquePointer) {
         for header in plan.headers {
-            _ = MHD_add_response_header(response, header.name, header.value)
+            // withCString: a small string (most header names) is copied onto the stack; passed
+            // as an implicit pointer argument, it was copied into a new array on the heap.
+            _ = header.name.withCString { name in
+                header.value.withCString { value in MHD_add_response_header(response, name, value) }
+            }
         }
     }
 

@@ -250,7 +250,12 @@ func handleCompleted(
 /// Every value of one kind (query arguments or headers), in the order received. Lengths come
 /// from libmicrohttpd, so a decoded `%00` does not cut a value short.
 func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [Field] {
+    // Counted first (a walk of libmicrohttpd's list, no callback), so the array is allocated
+    // once: appended one by one, it grew two or three times per request.
+    let count = MHD_get_connection_values_n(connection, kind, nil, nil)
+    guard count > 0 else { return [] }
     var fields: [Field] = []
+    fields.reserveCapacity(Int(count))
     withUnsafeMutablePointer(to: &fields) { pointer in
         _ = MHD_get_connection_values_n(connection, kind, collectValue, pointer)
     }

@@ -36,7 +36,7 @@ public struct ScenarioWriter: Sendable {
     /// characters other than tab and line breaks), or nil for a body file.
     public static func inlineBody(_ bytes: [UInt8]) -> RecordedRule.Body? {
         if bytes.isEmpty { return .empty }
-        guard bytes.count <= textLimit, let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard bytes.count <= textLimit, let text = String(validUTF8: bytes) else { return nil }
         guard !text.contains("{{") else { return nil }
         let control = text.unicodeScalars.contains { scalar in
             (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || (0x7F...0x9F).contains(scalar.value)

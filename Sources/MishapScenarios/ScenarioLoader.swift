@@ -37,7 +37,7 @@ public enum ScenarioLoader {
                 diagnostics.append(ScenarioDiagnostic(file: display, line: 1, column: 1, message: problem.message))
                 continue
             }
-            guard let text = String(validating: bytes, as: UTF8.self) else {
+            guard let text = String(validUTF8: bytes) else {
                 let place = firstInvalidUTF8(bytes)
                 diagnostics.append(ScenarioDiagnostic(file: display, line: place.line, column: place.column,
                                                       message: "is not UTF-8 text: byte 0x\(String(place.byte, radix: 16, uppercase: true)) cannot start or continue a character here"))

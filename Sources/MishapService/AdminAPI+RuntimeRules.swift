@@ -20,7 +20,7 @@ extension AdminAPI {
         case .failure(let problem): return Self.error(400, problem.reason)
         case .success(let parsed): limits = parsed
         }
-        guard let text = String(validating: request.body, as: UTF8.self), !text.allSatisfy(\.isWhitespace) else {
+        guard let text = String(validUTF8: request.body), !text.allSatisfy(\.isWhitespace) else {
             return Self.error(400, "the body must be scenario text (YAML or JSON): one file's 'endpoint:' and 'rules:', or 'endpoints:'")
         }
         return added(service.addRules(yaml: text, session: session, times: limits.times, ttlMilliseconds: limits.ttl))

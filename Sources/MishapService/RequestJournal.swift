@@ -44,7 +44,7 @@ public struct JournalEntry: Sendable {
     var started: Int64 = 0
 
     /// The body as text when it is UTF-8, for showing.
-    public var bodyText: String? { String(validating: body, as: UTF8.self) }
+    public var bodyText: String? { String(validUTF8: body) }
 }
 
 /// What to keep from the journal: every filter given must match.
@@ -133,7 +133,7 @@ public final class RequestJournal: Sendable {
         // replaces is freed after the lock is let go.
         if entry.body.count > bodyLimit { entry.body = Array(entry.body.prefix(bodyLimit)) }
         entry.started = MonotonicClock.nanoseconds()
-        var slot: JournalEntry? = .some(entry)
+        var slot: JournalEntry? = .some(consume entry)
         return ring.withLock { ring in
             let id = ring.nextID
             slot!.id = id
