@@ -31,6 +31,9 @@ import Testing
         #expect(!atMostThree.holds(for: nil))
         #expect(Condition.length(min: 2, max: 2).holds(for: "ab"))
         #expect(!Condition.length(min: 2, max: nil).holds(for: "a"))
+        // Printable ASCII is counted by bytes; CR LF is one character, as Swift counts it.
+        #expect(Condition.length(min: 3, max: 3).holds(for: "a\r\nb"))
+        #expect(Condition.length(min: 4, max: 4).holds(for: "a\tbc"))
     }
 
     @Test func textTests() throws {

@@ -76,6 +76,21 @@ import Testing
         #expect(combining.hasUTF8Prefix("/__mishap/"))
         #expect(!combining.hasPrefix("/__mishap/"))
     }
+
+    /// The ASCII fast path and the general path agree with the standard library's validation,
+    /// for arrays, slices and bytes that are not valid UTF-8.
+    @Test func validUTF8TakesWhatTheStandardLibraryTakes() {
+        let cases: [[UInt8]] = [
+            [], Array("userName".utf8), Array("jörg 😀".utf8), [0x61, 0xFF, 0x62], [0xE2, 0x82],
+            [0xF0, 0x9F, 0x98], [0xC0, 0xAF], [0xED, 0xA0, 0x80], Array("a\u{0}b".utf8) + [0],
+        ]
+        for bytes in cases {
+            #expect(String(validUTF8: bytes) == String(validating: bytes, as: UTF8.self), "\(bytes)")
+            #expect(String(validUTF8: bytes.dropFirst()) == String(validating: bytes.dropFirst(), as: UTF8.self), "\(bytes)")
+        }
+        #expect(String(validUTF8: Array("jörg".utf8)) == "jörg")
+        #expect(String(validUTF8: [0x61, 0x80]) == nil)
+    }
 }
 
 @Suite struct Base64Tests {
