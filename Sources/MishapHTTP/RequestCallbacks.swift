@@ -124,7 +124,7 @@ func handleAccess(
         return server.queue(plan, on: connection)
     }
     var request = Request(
-        method: String(cString: method),
+        method: RequestTarget.method(method),
         path: RequestTarget.path(url),
         query: connectionValues(connection, .GET_ARGUMENT_KIND),
         headers: headers,

@@ -36,7 +36,7 @@ extension CompletedRequest {
 
     /// Notes a plan decided before the request value was built (413, 431).
     mutating func note(method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, plan: ResponsePlan) {
-        self.method = String(cString: method)
+        self.method = RequestTarget.method(method)
         self.path = RequestTarget.path(url)
         note(plan: plan)
     }

@@ -10,8 +10,15 @@ import MishapUpstream
 
 /// `mishap serve`, the default command: the server in the foreground.
 struct Serve: ParsableCommand {
+    /// Named with `mishap` as its super-command: `serve`'s arguments are parsed by `Serve`
+    /// alone first (`MishapCommand.parseServeDirectly`), and a command parsed as a root checks
+    /// whether it was asked for a completion script by parsing two commands of the library's
+    /// own (about 5 million instructions at every start) unless it has a super-command. Asked
+    /// for one, `Serve` refuses the flag and the root parses it as before. Parsed from the root,
+    /// `mishap` is the root, and this name is not read.
     static let configuration = CommandConfiguration(
         commandName: "serve",
+        _superCommandName: "mishap",
         abstract: "Serve the scenarios in the foreground until SIGINT or SIGTERM (SIGHUP reloads them).",
         discussion: """
             The first line on standard output says where the server listens, for example \
