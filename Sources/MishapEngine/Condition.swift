@@ -56,8 +56,8 @@ public indirect enum Condition: Sendable {
             let count = printable == true ? value.utf8.count : value.count
             return (min.map { count >= $0 } ?? true) && (max.map { count <= $0 } ?? true)
         case .matches(let pattern): return pattern.matches(value)
-        case .prefix(let prefix): return value.hasPrefix(prefix)
-        case .suffix(let suffix): return value.hasSuffix(suffix)
+        case .prefix(let prefix): return ASCIIAffix.hasPrefix(value, prefix) ?? value.hasPrefix(prefix)
+        case .suffix(let suffix): return ASCIIAffix.hasSuffix(value, suffix) ?? value.hasSuffix(suffix)
         case .contains(let part): return value.contains(part)
         case .number(let min, let max):
             guard let number = Int(value) else { return false }

@@ -69,7 +69,8 @@ public final class Endpoint: Sendable {
                 }
             case .tests(let source, let conditions, let start):
                 let value = context.value(of: source)
-                for (offset, condition) in conditions.enumerated() where start + offset >= first && condition.holds(for: value) {
+                // By index: `enumerated()` copied each condition out of the array.
+                for offset in conditions.indices where start + offset >= first && conditions[offset].holds(for: value) {
                     if let plan = attempt(rules[start + offset], &context, random) { return plan }
                 }
             }

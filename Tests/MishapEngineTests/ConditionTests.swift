@@ -36,6 +36,28 @@ import Testing
         #expect(Condition.length(min: 4, max: 4).holds(for: "a\tbc"))
     }
 
+    /// `prefix` and `suffix` decided over bytes give `String`'s answers: random texts over
+    /// ASCII letters, CR and LF (one character together), a combining accent, the Kelvin sign
+    /// (canonically "K") and an Arabic prepended mark, every prefix and suffix of each against
+    /// every other text.
+    @Test func bytewisePrefixAndSuffixAgreeWithString() {
+        let pieces = ["a", "b", "K", "\r", "\n", "\r\n", "\u{301}", "\u{212A}", "\u{600}", "é", "e"]
+        var generator = SystemRandomNumberGenerator()
+        let texts = (0..<60).map { _ in
+            (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        }
+        for value in texts {
+            for affix in texts + Array(value.utf8.indices.compactMap { String(value.utf8[..<$0]) }) {
+                #expect(Condition.prefix(affix).holds(for: value) == value.hasPrefix(affix), "\(Array(value.unicodeScalars)) \(Array(affix.unicodeScalars))")
+                #expect(Condition.suffix(affix).holds(for: value) == value.hasSuffix(affix), "\(Array(value.unicodeScalars)) \(Array(affix.unicodeScalars))")
+            }
+        }
+        #expect(!Condition.prefix("a\r").holds(for: "a\r\nb"))
+        #expect(!Condition.suffix("\nb").holds(for: "a\r\nb"))
+        #expect(!Condition.prefix("cafe").holds(for: "cafe\u{301}"))
+        #expect(Condition.prefix("K").holds(for: "\u{212A}x") == "\u{212A}x".hasPrefix("K"))
+    }
+
     @Test func textTests() throws {
         #expect(Condition.prefix("servererror@").holds(for: "servererror@example.com"))
         #expect(!Condition.prefix("servererror@").holds(for: "x-servererror@example.com"))
