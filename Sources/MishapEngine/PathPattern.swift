@@ -50,6 +50,33 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// instructions a path; the segments are those of `split(separator: "/")` after the first.
     static func parts(of path: String) -> [Substring] {
         let slash = UInt8(ascii: "/")
+        // The slashes' byte offsets, found over the bytes in place (stepping a UTF-8 view's
+        // indices cost about 50 instructions a byte); a slash is never inside a multi-byte
+        // character, so each offset is a character boundary.
+        let offsets: [Int]? = path.utf8.withContiguousStorageIfAvailable { bytes in
+            var offsets: [Int] = []
+            for offset in bytes.indices where bytes[offset] == slash { offsets.append(offset) }
+            return offsets
+        }
+        guard let offsets else { return slowParts(of: path) }
+        guard let first = offsets.first else { return [] }
+        let utf8 = path.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        var parts: [Substring] = []
+        parts.reserveCapacity(offsets.count)
+        var start = first + 1
+        for offset in offsets.dropFirst() {
+            parts.append(path[index(start)..<index(offset)])
+            start = offset + 1
+        }
+        parts.append(path[index(start)..<path.endIndex])
+        return parts
+    }
+
+    /// `parts(of:)` for a string without contiguous UTF-8 (a bridged one, which a request's
+    /// path never is).
+    private static func slowParts(of path: String) -> [Substring] {
+        let slash = UInt8(ascii: "/")
         let utf8 = path.utf8
         guard let firstSlash = utf8.firstIndex(of: slash) else { return [] }
         var parts: [Substring] = []
@@ -66,6 +93,17 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         return parts
     }
 
+    /// Whether a part of a path and a literal segment have the same bytes, compared in place.
+    private static func sameBytes(_ part: Substring, _ literal: String) -> Bool {
+        guard part.utf8.count == literal.utf8.count else { return false }
+        let same = part.utf8.withContiguousStorageIfAvailable { part in
+            literal.utf8.withContiguousStorageIfAvailable { literal in
+                part.indices.allSatisfy { part[$0] == literal[$0] }
+            }
+        }
+        return (same ?? nil) ?? false
+    }
+
     /// Matches a path already split by `parts(of:)`.
     func match(parts: [Substring]) -> [Field]? {
         var captured: [Field] = []
@@ -75,7 +113,10 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
             case .rest:
                 return captured
             case .literal(let literal):
-                guard index < parts.endIndex, parts[index] == literal else { return nil }
+                // Equal bytes are equal strings; only different ones need String's comparison
+                // (canonical equivalence), which costs a few hundred instructions even for ASCII.
+                guard index < parts.endIndex,
+                      Self.sameBytes(parts[index], literal) || parts[index] == literal else { return nil }
             case .parameter(let name):
                 guard index < parts.endIndex, !parts[index].isEmpty else { return nil }
                 captured.append(Field(name, String(parts[index])))

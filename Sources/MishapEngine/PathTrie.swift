@@ -66,14 +66,14 @@ struct PathTrie: Sendable {
     }
 
     private func collect(_ node: Int, _ parts: [Substring], _ depth: Int, into found: inout [Int]) {
-        let here = nodes[node]
-        found += here.rests
+        // Read in place: `let here = nodes[node]` copied the node (its table and lists) at every level.
+        if !nodes[node].rests.isEmpty { found += nodes[node].rests }
         guard depth < parts.count else {
-            found += here.ends
+            found += nodes[node].ends
             return
         }
         let part = parts[depth]
-        if let child = here.literals[part] { collect(child, parts, depth + 1, into: &found) }
-        if let child = here.parameter, !part.isEmpty { collect(child, parts, depth + 1, into: &found) }
+        if let child = nodes[node].literals[part] { collect(child, parts, depth + 1, into: &found) }
+        if let child = nodes[node].parameter, !part.isEmpty { collect(child, parts, depth + 1, into: &found) }
     }
 }

@@ -34,6 +34,16 @@ import Testing
         }
     }
 
+    /// Literal segments compare bytes first, and String's way (canonically equivalent) when the
+    /// bytes differ: a precomposed é in the pattern matches a decomposed one in the path.
+    @Test func literalSegmentsCompareAsStrings() {
+        let pattern = PathPattern("/caf\u{E9}/{id}")!
+        #expect(pattern.match("/caf\u{E9}/1") == [Field("id", "1")])
+        #expect(pattern.match("/cafe\u{301}/1") == [Field("id", "1")])
+        #expect(pattern.match("/cafe/1") == nil)
+        #expect(pattern.match("/caf\u{E9}x/1") == nil)
+    }
+
     @Test func rejectsNonPaths() {
         #expect(PathPattern("users") == nil)
         #expect(PathPattern("/a/*/b") == nil)
