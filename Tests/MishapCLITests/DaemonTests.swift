@@ -535,7 +535,9 @@ struct DaemonTests {
         try folder.write("v.yaml", Self.versionScenario("one"))
         let (server, port) = try await ServeTests.startServer(["--port", "0", "--scenarios", folder.path, "--watch", "poll"])
         defer { server.kill() }
-        #expect(server.standardError.contains("watching it (polling)"), "\(server.standardError)")
+        // The listening line (standard output) can come before the serving line (standard
+        // error), which says the watcher is armed: waited for, as the default watch's test does.
+        #expect(await Self.waitForLog(server, "watching it (polling)", timeout: .seconds(10)), "\(server.standardError)")
         #expect(Self.fetch(port, "/v")?.body == "one")
 
         let written = ContinuousClock.now
