@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// `prefix` and `suffix` conditions decided over bytes where that gives `String`'s answer:
 /// `String.hasPrefix` compares characters (grapheme clusters, canonically equivalent), about
 /// 100 instructions a character, and a login catalogue tests a dozen prefixes of one value per
@@ -7,50 +9,42 @@
 ///   CR LF (one character) with the affix's edge; beyond ASCII it could join the last (or,
 ///   before a suffix, the first) character, so the standard library decides.
 /// Each function returns nil when the bytes cannot decide: a non-ASCII affix or value bytes, a
-/// split CR LF, a value longer in characters than in bytes can tell.
+/// split CR LF, or a value shorter than the affix whose bytes are not all ASCII.
 enum ASCIIAffix {
     private static let carriageReturn = UInt8(ascii: "\r"), lineFeed = UInt8(ascii: "\n")
 
     static func hasPrefix(_ value: String, _ prefix: String) -> Bool? {
-        let answer = value.utf8.withContiguousStorageIfAvailable { value in
-            prefix.utf8.withContiguousStorageIfAvailable { prefix -> Bool? in
-                for offset in 0..<min(prefix.count, value.count) {
-                    let byte = prefix[offset], other = value[offset]
-                    if byte >= 0x80 || other >= 0x80 { return nil }
-                    if byte != other { return false }
-                }
-                // Equal as far as both go: an ASCII value shorter than the prefix has fewer characters.
-                guard prefix.count <= value.count else { return prefix[value.count...].allSatisfy { $0 < 0x80 } ? false : nil }
-                guard prefix.count < value.count else { return true }
-                let next = value[prefix.count]
-                if next >= 0x80 || (next == lineFeed && prefix.last == carriageReturn) { return nil }
-                return true
+        value.withUTF8Bytes(and: prefix) { value, prefix -> Bool? in
+            for offset in 0..<min(prefix.count, value.count) {
+                let byte = prefix[offset], other = value[offset]
+                if byte >= 0x80 || other >= 0x80 { return nil }
+                if byte != other { return false }
             }
-        }
-        guard let outer = answer, let inner = outer else { return nil }
-        return inner
+            // Equal as far as both go: an ASCII value shorter than the prefix has fewer characters.
+            guard prefix.count <= value.count else { return prefix[value.count...].allSatisfy { $0 < 0x80 } ? false : nil }
+            guard prefix.count < value.count else { return true }
+            let next = value[prefix.count]
+            if next >= 0x80 || (next == lineFeed && prefix.last == carriageReturn) { return nil }
+            return true
+        } ?? nil
     }
 
     static func hasSuffix(_ value: String, _ suffix: String) -> Bool? {
-        let answer = value.utf8.withContiguousStorageIfAvailable { value in
-            suffix.utf8.withContiguousStorageIfAvailable { suffix -> Bool? in
-                // From the end back, as far as both go.
-                for back in 0..<min(suffix.count, value.count) {
-                    let byte = suffix[suffix.count - 1 - back], other = value[value.count - 1 - back]
-                    if byte >= 0x80 || other >= 0x80 { return nil }
-                    if byte != other { return false }
-                }
-                guard suffix.count <= value.count else {
-                    return suffix[..<(suffix.count - value.count)].allSatisfy { $0 < 0x80 } ? false : nil
-                }
-                let start = value.count - suffix.count
-                guard start > 0 else { return true }
-                let before = value[start - 1]
-                if before >= 0x80 || (before == carriageReturn && suffix.first == lineFeed) { return nil }
-                return true
+        value.withUTF8Bytes(and: suffix) { value, suffix -> Bool? in
+            // From the end back, as far as both go.
+            for back in 0..<min(suffix.count, value.count) {
+                let byte = suffix[suffix.count - 1 - back], other = value[value.count - 1 - back]
+                if byte >= 0x80 || other >= 0x80 { return nil }
+                if byte != other { return false }
             }
-        }
-        guard let outer = answer, let inner = outer else { return nil }
-        return inner
+            guard suffix.count <= value.count else {
+                return suffix[..<(suffix.count - value.count)].allSatisfy { $0 < 0x80 } ? false : nil
+            }
+            let start = value.count - suffix.count
+            guard start > 0 else { return true }
+            let before = value[start - 1]
+            if before >= 0x80 || (before == carriageReturn && suffix.first == lineFeed) { return nil }
+            return true
+        } ?? nil
     }
 }

@@ -1,3 +1,5 @@
+import MishapSupport
+
 extension UInt8 {
     /// Equal, or the same ASCII letter in another case.
     func equalsIgnoringASCIICase(_ other: UInt8) -> Bool {
@@ -11,7 +13,7 @@ extension String {
     /// Compares two strings byte by byte, folding ASCII letters only (as HTTP header names do).
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
-        return a.count == b.count && Self.sameBytesIgnoringASCIICase(a, b)
+        return a.count == b.count && Self.sameBytesIgnoringASCIICase(self, other)
     }
 
     /// The byte comparison of two views of the same length, kept out of line so the length
@@ -19,14 +21,10 @@ extension String {
     /// bytes in place (native strings always have them): zipping the two UTF-8 views stepped
     /// through each string's index machinery, about 100 instructions a byte.
     @inline(never)
-    private static func sameBytesIgnoringASCIICase(_ a: String.UTF8View, _ b: String.UTF8View) -> Bool {
-        let compared = a.withContiguousStorageIfAvailable { left in
-            b.withContiguousStorageIfAvailable { right in
-                for offset in 0..<left.count where !left[offset].equalsIgnoringASCIICase(right[offset]) { return false }
-                return true
-            }
+    private static func sameBytesIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        let compared = a.withUTF8Bytes(and: b) { left, right in
+            left.indices.allSatisfy { left[$0].equalsIgnoringASCIICase(right[$0]) }
         }
-        if let compared, let compared { return compared }
-        return zip(a, b).allSatisfy { $0.equalsIgnoringASCIICase($1) }
+        return compared ?? zip(a.utf8, b.utf8).allSatisfy { $0.equalsIgnoringASCIICase($1) }
     }
 }

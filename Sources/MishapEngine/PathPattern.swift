@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// An endpoint's path: literal segments, `{name}` segments that capture one segment, and a
 /// final `*` that matches the rest.
 public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
@@ -96,12 +98,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether a part of a path and a literal segment have the same bytes, compared in place.
     private static func sameBytes(_ part: Substring, _ literal: String) -> Bool {
         guard part.utf8.count == literal.utf8.count else { return false }
-        let same = part.utf8.withContiguousStorageIfAvailable { part in
-            literal.utf8.withContiguousStorageIfAvailable { literal in
-                part.indices.allSatisfy { part[$0] == literal[$0] }
-            }
-        }
-        return (same ?? nil) ?? false
+        return part.withUTF8Bytes(and: literal) { part, literal in part.indices.allSatisfy { part[$0] == literal[$0] } } ?? false
     }
 
     /// Matches a path already split by `parts(of:)`.
