@@ -10,6 +10,12 @@ import MishapSupport
 ///   before a suffix, the first) character, so the standard library decides.
 /// Each function returns nil when the bytes cannot decide: a non-ASCII affix or value bytes, a
 /// split CR LF, or a value shorter than the affix whose bytes are not all ASCII.
+///
+/// `contains` (an infix, anywhere in the value) is decided over bytes when the value and the
+/// part are ASCII and the value has no CR: then every byte is one character, and the only
+/// spelling of an ASCII character is its byte, so a byte search finds exactly the characters.
+/// The standard library's `contains` searches characters generically, about 5,000 instructions
+/// for the login catalogue's one `@`.
 enum ASCIIAffix {
     private static let carriageReturn = UInt8(ascii: "\r"), lineFeed = UInt8(ascii: "\n")
 
@@ -45,6 +51,20 @@ enum ASCIIAffix {
             let before = value[start - 1]
             if before >= 0x80 || (before == carriageReturn && suffix.first == lineFeed) { return nil }
             return true
+        } ?? nil
+    }
+
+    static func contains(_ value: String, _ part: String) -> Bool? {
+        value.withUTF8Bytes(and: part) { value, part -> Bool? in
+            guard let first = part.first, part.allSatisfy({ $0 < 0x80 }),
+                  value.allSatisfy({ $0 < 0x80 && $0 != carriageReturn }) else { return nil }
+            guard part.count <= value.count else { return false }
+            for start in 0...(value.count - part.count) where value[start] == first {
+                var offset = 1
+                while offset < part.count, value[start + offset] == part[offset] { offset += 1 }
+                if offset == part.count { return true }
+            }
+            return false
         } ?? nil
     }
 }

@@ -58,7 +58,7 @@ public indirect enum Condition: Sendable {
         case .matches(let pattern): return pattern.matches(value)
         case .prefix(let prefix): return ASCIIAffix.hasPrefix(value, prefix) ?? value.hasPrefix(prefix)
         case .suffix(let suffix): return ASCIIAffix.hasSuffix(value, suffix) ?? value.hasSuffix(suffix)
-        case .contains(let part): return value.contains(part)
+        case .contains(let part): return ASCIIAffix.contains(value, part) ?? value.contains(part)
         case .number(let min, let max):
             guard let number = Int(value) else { return false }
             return (min.map { number >= $0 } ?? true) && (max.map { number <= $0 } ?? true)

@@ -67,12 +67,22 @@ public final class Endpoint: Sendable {
                 for candidate in candidates where candidate >= first {
                     if let plan = attempt(rules[candidate], &context, random) { return plan }
                 }
-            case .tests(let source, let conditions, let start):
-                let value = context.value(of: source)
-                // By index: `enumerated()` copied each condition out of the array.
-                for offset in conditions.indices where start + offset >= first && conditions[offset].holds(for: value) {
-                    if let plan = attempt(rules[start + offset], &context, random) { return plan }
+            case .tests(let run):
+                let value = context.value(of: run.source)
+                let start = run.first, table = run.table
+                let plan = run.conditions.withUnsafeBufferPointer { conditions -> ResponsePlan? in
+                    // By index: `enumerated()` copied each condition out of the array.
+                    func test(_ offset: Int) -> ResponsePlan? {
+                        guard start + offset >= first, conditions[offset].holds(for: value) else { return nil }
+                        return attempt(rules[start + offset], &context, random)
+                    }
+                    guard let table else {
+                        for offset in conditions.indices { if let plan = test(offset) { return plan } }
+                        return nil
+                    }
+                    return table.forEachCandidate(for: value, count: conditions.count, test)
                 }
+                if let plan { return plan }
             }
         }
         return nil

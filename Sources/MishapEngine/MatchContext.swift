@@ -10,10 +10,9 @@ struct MatchContext {
     let maxSessions: Int
     var pathParameters: [Field] = []
     private var parsedBody: RequestBody?
-    /// The body field last read and its value: a run of rules testing one field (the login
-    /// catalogue's `body.email` prefixes) walks the parsed body once.
-    private var lastBodyPath: [String]?
-    private var lastBodyValue: String?
+    /// The body fields read so far and their values: rules testing the same few fields in
+    /// turn (the login catalogue's `email` and `password`) walk the parsed body once a field.
+    private var bodyValues: [(path: [String], value: String?)] = []
     /// The random numbers behind `chance`, delays and `random.*` placeholders.
     let random: RandomSource
     /// The session's state set while its lock is held (see `StateStore.withSet`), else nil.
@@ -53,10 +52,10 @@ struct MatchContext {
         case .query(let name): return request.queryValue(name)
         case .header(let name): return request.headerValue(name)
         case .body(let path):
-            if let lastBodyPath, lastBodyPath == path { return lastBodyValue }
+            for known in bodyValues where known.path == path { return known.value }
             let value = body().value(at: path)
-            lastBodyPath = path
-            lastBodyValue = value
+            if bodyValues.isEmpty { bodyValues.reserveCapacity(4) }
+            bodyValues.append((path, value))
             return value
         case .pathParameter(let name): return pathParameters.first(where: { $0.name == name })?.value
         case .method: return request.method

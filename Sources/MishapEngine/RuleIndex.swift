@@ -3,7 +3,8 @@
 /// becomes one table lookup, so a long list of magic inputs costs one lookup, not one test per
 /// rule. A run of rules that each test the same value once in another way (the login
 /// catalogue's `email: { prefix: ... }`) reads the value once and tests it against each rule's
-/// condition in turn. First match still wins: the table keeps every rule of the run that
+/// condition in turn, or, for ASCII prefixes, only against those starting with the value's
+/// first byte (`FirstByteTable`). First match still wins: the table keeps every rule of the run that
 /// accepts a value, in order, and a run is tried in order.
 struct RuleIndex: Sendable {
     enum Step: Sendable {
@@ -12,7 +13,24 @@ struct RuleIndex: Sendable {
         /// Look the value up: these rules accept it, in order.
         case lookup(ValueSource, [String: [Int]])
         /// Read the value once: each rule accepts it when its condition holds, in order.
-        case tests(ValueSource, [Condition], first: Int)
+        case tests(TestRun)
+    }
+
+    /// Rules that each test the same value once, from rule `first` on; the table, when there
+    /// is one, says which conditions are worth testing. A class, so a step stays one reference
+    /// the matching loop copies without walking its parts.
+    final class TestRun: Sendable {
+        let source: ValueSource
+        let conditions: [Condition]
+        let first: Int
+        let table: FirstByteTable?
+
+        init(source: ValueSource, conditions: [Condition], first: Int) {
+            self.source = source
+            self.conditions = conditions
+            self.first = first
+            self.table = FirstByteTable(conditions)
+        }
     }
 
     /// The shortest run of equality rules worth a table: testing two or three rules one by one
@@ -75,7 +93,7 @@ struct RuleIndex: Sendable {
                 }
             }
             if let source, conditions.count >= minimumLookupRun, case .rule(let start) = steps[index] {
-                grouped.append(.tests(source, conditions, first: start))
+                grouped.append(.tests(TestRun(source: source, conditions: conditions, first: start)))
                 for step in index..<end { newIndex[step] = grouped.count - 1 }
                 index = end
             } else {

@@ -58,6 +58,31 @@ import Testing
         #expect(Condition.prefix("K").holds(for: "\u{212A}x") == "\u{212A}x".hasPrefix("K"))
     }
 
+    /// `contains` decided over bytes gives `String`'s answer: random texts as above, each
+    /// against every other text and every piece. The reference is `firstRange(of:)`, the
+    /// standard library's character search behind `contains` in the engine: here, where
+    /// Foundation is visible through Testing, `contains` would be Foundation's UTF-16 search.
+    @Test func bytewiseContainsAgreesWithString() {
+        let pieces = ["a", "b", "@", "K", "\r", "\n", "\r\n", "\u{301}", "\u{212A}", "\u{600}", "é", "e"]
+        var generator = SystemRandomNumberGenerator()
+        let texts = (0..<80).map { _ in
+            (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        }
+        for value in texts {
+            for part in texts + pieces {
+                #expect(Condition.contains(part).holds(for: value) == (value.firstRange(of: part) != nil), "\(Array(value.unicodeScalars)) \(Array(part.unicodeScalars))")
+            }
+        }
+        #expect(Condition.contains("@").holds(for: "john@doe.com"))
+        #expect(!Condition.contains("@").holds(for: "john.doe.com"))
+        #expect(Condition.contains("doe.com").holds(for: "john@doe.com"))
+        #expect(!Condition.contains("doe.comx").holds(for: "john@doe.com"))
+        #expect(!Condition.contains("\r").holds(for: "a\r\nb"))
+        #expect(Condition.contains("e").holds(for: "bee") && !Condition.contains("e").holds(for: "be\u{301}"))
+        #expect(Condition.contains("K").holds(for: "a\u{212A}b") == ("a\u{212A}b".firstRange(of: "K") != nil))
+        #expect(Condition.contains("").holds(for: "abc"))
+    }
+
     @Test func textTests() throws {
         #expect(Condition.prefix("servererror@").holds(for: "servererror@example.com"))
         #expect(!Condition.prefix("servererror@").holds(for: "x-servererror@example.com"))

@@ -75,11 +75,11 @@ import Testing
         let engine = makePrefixEngine()
         let index = engine.endpoints[0].index
         #expect(index.steps.count == 2, "\(index.steps)")
-        guard case .tests(_, let conditions, let first)? = index.steps.first else {
+        guard case .tests(let run)? = index.steps.first else {
             Issue.record("expected a tests step first, got \(index.steps)")
             return
         }
-        #expect(conditions.count == 6 && first == 0)
+        #expect(run.conditions.count == 6 && run.first == 0)
         #expect(status(engine, "server@x.com") == 500)
         #expect(status(engine, "fly@x") == 502)
         #expect([status(engine, "flaky@x"), status(engine, "flaky@x"), status(engine, "flaky@x")] == [503, 502, 503])
