@@ -51,28 +51,46 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// Split byte by byte (`/` is ASCII), not by Characters, which costs thousands of
     /// instructions a path; the segments are those of `split(separator: "/")` after the first.
     static func parts(of path: String) -> [Substring] {
+        splitParts(of: path).parts
+    }
+
+    /// `parts(of:)`, and whether the path is all ASCII (then so is every part, and a part's
+    /// bytes are its only spelling: see `PathTrie`).
+    static func splitParts(of path: String) -> (parts: [Substring], isASCII: Bool) {
         let slash = UInt8(ascii: "/")
-        // The slashes' byte offsets, found over the bytes in place (stepping a UTF-8 view's
-        // indices cost about 50 instructions a byte); a slash is never inside a multi-byte
-        // character, so each offset is a character boundary.
-        let offsets: [Int]? = path.utf8.withContiguousStorageIfAvailable { bytes in
-            var offsets: [Int] = []
-            for offset in bytes.indices where bytes[offset] == slash { offsets.append(offset) }
-            return offsets
+        // Over the bytes in place (stepping a UTF-8 view's indices cost about 50 instructions
+        // a byte); a slash is never inside a multi-byte character, so each one is a character
+        // boundary. Counted first, so the parts are allocated once.
+        let split: (parts: [Substring], isASCII: Bool)? = path.utf8.withContiguousStorageIfAvailable { bytes in
+            var slashes = 0, high: UInt8 = 0
+            for byte in bytes {
+                high |= byte
+                if byte == slash { slashes += 1 }
+            }
+            guard slashes > 0 else { return ([], high < 0x80) }
+            let utf8 = path.utf8
+            func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+            var parts: [Substring] = []
+            parts.reserveCapacity(slashes)
+            var start = -1
+            for offset in bytes.indices where bytes[offset] == slash {
+                if start >= 0 { parts.append(path[index(start)..<index(offset)]) }
+                start = offset + 1
+            }
+            parts.append(path[index(start)..<path.endIndex])
+            return (parts, high < 0x80)
         }
-        guard let offsets else { return slowParts(of: path) }
-        guard let first = offsets.first else { return [] }
-        let utf8 = path.utf8
-        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
-        var parts: [Substring] = []
-        parts.reserveCapacity(offsets.count)
-        var start = first + 1
-        for offset in offsets.dropFirst() {
-            parts.append(path[index(start)..<index(offset)])
-            start = offset + 1
+        return split ?? (slowParts(of: path), false)
+    }
+
+    /// The parameters of a path's parts that `PathTrie` has already matched to this pattern
+    /// (so its literal segments need no second comparison): each `{name}` with its part.
+    func captures(_ parts: [Substring]) -> [Field] {
+        var captured: [Field] = []
+        for (offset, segment) in segments.enumerated() {
+            if case .parameter(let name) = segment { captured.append(Field(name, String(parts[offset]))) }
         }
-        parts.append(path[index(start)..<path.endIndex])
-        return parts
+        return captured
     }
 
     /// `parts(of:)` for a string without contiguous UTF-8 (a bridged one, which a request's

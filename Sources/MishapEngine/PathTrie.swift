@@ -4,8 +4,16 @@
 /// order), is exactly what matching every pattern one by one gives.
 struct PathTrie: Sendable {
     private struct Node: Sendable {
-        /// The child for each literal segment.
+        /// The child for each literal segment (canonically equivalent segments share one).
         var literals: [Substring: Int] = [:]
+        /// The ASCII literal segments' bytes with their child, sorted by bytes: an ASCII part
+        /// is looked up here by binary search, where `literals` hashes and compares it the
+        /// canonical way, a few hundred instructions a level even for ASCII.
+        var asciiLiterals: [(bytes: [UInt8], child: Int)] = []
+        /// Whether a literal segment is not ASCII: it may be canonically equivalent to an
+        /// ASCII part (the Kelvin sign is "K"), so an ASCII part missing from `asciiLiterals`
+        /// is looked up in `literals` too.
+        var hasOtherLiterals = false
         /// The child for a `{parameter}` segment (any non-empty segment).
         var parameter: Int?
         /// Endpoints (by their index in declaration order) whose path ends here.
@@ -24,13 +32,21 @@ struct PathTrie: Sendable {
             for segment in endpoint.path.segments {
                 switch segment {
                 case .literal(let text):
-                    if let child = nodes[node].literals[Substring(text)] {
-                        node = child
+                    let child: Int
+                    if let existing = nodes[node].literals[Substring(text)] {
+                        child = existing
                     } else {
                         nodes.append(Node())
-                        nodes[node].literals[Substring(text)] = nodes.count - 1
-                        node = nodes.count - 1
+                        child = nodes.count - 1
+                        nodes[node].literals[Substring(text)] = child
                     }
+                    let bytes = Array(text.utf8)
+                    if !bytes.allSatisfy({ $0 < 0x80 }) {
+                        nodes[node].hasOtherLiterals = true
+                    } else if !nodes[node].asciiLiterals.contains(where: { $0.bytes == bytes }) {
+                        nodes[node].asciiLiterals.append((bytes, child))
+                    }
+                    node = child
                 case .parameter:
                     if let child = nodes[node].parameter {
                         node = child
@@ -47,6 +63,9 @@ struct PathTrie: Sendable {
             }
             if node >= 0 { nodes[node].ends.append(index) }
         }
+        for node in nodes.indices {
+            nodes[node].asciiLiterals.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        }
     }
 
     var isEmpty: Bool { endpoints.isEmpty }
@@ -54,18 +73,16 @@ struct PathTrie: Sendable {
     /// The endpoints whose paths match `path`, in declaration order, each with its captured
     /// parameters.
     func matches(_ path: String) -> [(endpoint: Endpoint, parameters: [Field])] {
-        let parts = PathPattern.parts(of: path)
+        let (parts, isASCII) = PathPattern.splitParts(of: path)
         var found: [Int] = []
-        collect(0, parts, 0, into: &found)
+        collect(0, parts, isASCII, 0, into: &found)
         guard !found.isEmpty else { return [] }
         if found.count > 1 { found.sort() }
-        return found.map { index in
-            let endpoint = endpoints[index]
-            return (endpoint, endpoint.path.match(parts: parts) ?? [])
-        }
+        // The walk matched each found pattern's literal segments already.
+        return found.map { index in (endpoints[index], endpoints[index].path.captures(parts)) }
     }
 
-    private func collect(_ node: Int, _ parts: [Substring], _ depth: Int, into found: inout [Int]) {
+    private func collect(_ node: Int, _ parts: [Substring], _ isASCII: Bool, _ depth: Int, into found: inout [Int]) {
         // Read in place: `let here = nodes[node]` copied the node (its table and lists) at every level.
         if !nodes[node].rests.isEmpty { found += nodes[node].rests }
         guard depth < parts.count else {
@@ -73,7 +90,40 @@ struct PathTrie: Sendable {
             return
         }
         let part = parts[depth]
-        if let child = nodes[node].literals[part] { collect(child, parts, depth + 1, into: &found) }
-        if let child = nodes[node].parameter, !part.isEmpty { collect(child, parts, depth + 1, into: &found) }
+        if let child = literalChild(node, part, isASCII) { collect(child, parts, isASCII, depth + 1, into: &found) }
+        if let child = nodes[node].parameter, !part.isEmpty { collect(child, parts, isASCII, depth + 1, into: &found) }
+    }
+
+    /// The child of `node` for a literal segment equal to `part` (canonically, as `String`
+    /// compares): for an ASCII part, whose bytes are its only spelling, by binary search over
+    /// the bytes of the node's ASCII literals.
+    private func literalChild(_ node: Int, _ part: Substring, _ isASCII: Bool) -> Int? {
+        guard isASCII else { return nodes[node].literals[part] }
+        // `withUTF8` rather than the UTF-8 view's `withContiguousStorageIfAvailable`, which
+        // reaches a substring's bytes through generic slice code (about 300 instructions).
+        var bytes = part
+        let found = nodes[node].asciiLiterals.withUnsafeBufferPointer { literals in
+            bytes.withUTF8 { part -> Int? in
+                var low = 0, high = literals.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let order = literals[middle].bytes.withUnsafeBufferPointer { Self.order($0, part) }
+                    if order == 0 { return literals[middle].child }
+                    if order < 0 { low = middle + 1 } else { high = middle }
+                }
+                return nil
+            }
+        }
+        if let found { return found }
+        return nodes[node].hasOtherLiterals ? nodes[node].literals[part] : nil
+    }
+
+    /// Byte order: negative when `a` sorts before `b`, 0 when equal, positive after (the order
+    /// of `lexicographicallyPrecedes`, which sorted the literals).
+    private static func order(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        for offset in 0..<min(a.count, b.count) where a[offset] != b[offset] {
+            return a[offset] < b[offset] ? -1 : 1
+        }
+        return a.count - b.count
     }
 }

@@ -54,7 +54,9 @@ import Testing
 /// The tree of pattern paths finds exactly the endpoints that matching each pattern in turn
 /// finds, in declaration order, with the same parameters: checked on random pattern sets and
 /// paths over a small alphabet, where overlaps (a literal beside a parameter, `*` at every
-/// depth, the same pattern twice) are common.
+/// depth, the same pattern twice) are common, and where ASCII parts (looked up by their bytes)
+/// meet literals that are canonically equivalent without being the same bytes (the Kelvin sign
+/// and "K", a precomposed and a decomposed é).
 @Suite struct PathTrieTests {
     static func endpoint(_ path: String, _ index: Int) -> Endpoint {
         Endpoint(method: "GET", path: PathPattern(path)!, rules: [], source: "e\(index)")
@@ -62,7 +64,7 @@ import Testing
 
     @Test func findsWhatMatchingEachPatternFinds() {
         var random = SeededRandom(seed: 17)
-        let words = ["a", "b", "users", ""]
+        let words = ["a", "b", "users", "K", "\u{212A}", "caf\u{E9}", "cafe\u{301}", "k", ""]
         for _ in 0..<300 {
             var patterns: [String] = []
             for _ in 0..<Int.random(in: 1...12, using: &random) {
@@ -71,7 +73,7 @@ import Testing
                     switch Int.random(in: 0..<6, using: &random) {
                     case 0, 1: parts.append("{p\(depth)}")
                     case 2: parts.append("*")
-                    default: parts.append(words[Int.random(in: 0..<3, using: &random)])
+                    default: parts.append(words[Int.random(in: 0..<(words.count - 2), using: &random)])
                     }
                     if parts.last == "*" { break }
                 }
@@ -87,6 +89,22 @@ import Testing
                 #expect(found.map(\.1) == expected.map(\.1), "\(path) against \(patterns)")
             }
         }
+    }
+
+    /// An ASCII part finds a literal by its bytes, and a literal that is only canonically
+    /// equal to it (the Kelvin sign for "K") through the canonical table; a non-ASCII part
+    /// finds its canonical twin.
+    @Test func asciiPartsFindCanonicallyEqualLiterals() {
+        let trie = PathTrie(["/\u{212A}/{id}", "/users/{id}", "/caf\u{E9}/x", "/a/b"].enumerated().map { Self.endpoint($1, $0) })
+        #expect(trie.matches("/K/1").map { $0.endpoint.source } == ["e0"])
+        #expect(trie.matches("/K/1").first?.parameters == [Field("id", "1")])
+        #expect(trie.matches("/\u{212A}/1").map { $0.endpoint.source } == ["e0"])
+        #expect(trie.matches("/k/1").isEmpty)
+        #expect(trie.matches("/users/42").first?.parameters == [Field("id", "42")])
+        #expect(trie.matches("/cafe\u{301}/x").map { $0.endpoint.source } == ["e2"])
+        #expect(trie.matches("/cafe/x").isEmpty)
+        #expect(trie.matches("/a/b").map { $0.endpoint.source } == ["e3"])
+        #expect(trie.matches("/a/c").isEmpty && trie.matches("/b").isEmpty && trie.matches("/a/bb").isEmpty)
     }
 
     @Test func declarationOrderWinsOverSpecificity() {
