@@ -140,6 +140,9 @@ struct Serve: ParsableCommand {
         // in the server's own process, not by MishapInstance: a test process starting servers
         // by the hundred must not trim its whole heap (and hold malloc's locks) each time.
         FreedMemory.returnToSystem()
+        // And so do the pages of code and read-only data only starting used (StartupPages).
+        let released = StartupPages.release()
+        logger.debug("gave back \(released) KiB of pages only starting used")
         logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = FileDescriptor.writeAll(descriptor, url + "\n")
