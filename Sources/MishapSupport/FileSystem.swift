@@ -41,18 +41,24 @@ public enum FileSystem {
 
     /// A small file's text (invalid UTF-8 replaced), or nil when it cannot be read.
     public static func readText(_ path: String) -> String? {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A small file's bytes, read to the end (files in `/proc` report no size), or nil when it
+    /// cannot be opened or read.
+    public static func readBytes(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             let count = read(descriptor, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
+            if count < 0 { return nil }
+            if count == 0 { return bytes }
             bytes += buffer[..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Creates a folder and the folders above it that are missing, new ones with `mode`; nil

@@ -32,7 +32,7 @@ public enum StartupPages {
     /// `/proc/self/pagemap` cannot be read (then nothing is given back).
     @discardableResult
     public static func release() -> Int {
-        guard let maps = readAll("/proc/self/maps") else { return 0 }
+        guard let maps = FileSystem.readBytes("/proc/self/maps") else { return 0 }
         let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard pagemap >= 0 else { return 0 }
         defer { close(pagemap) }
@@ -124,21 +124,5 @@ public enum StartupPages {
             page += UInt(wanted)
         }
         return count
-    }
-
-    /// A small file's bytes (`/proc` files report no size, so read to the end).
-    private static func readAll(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
-        }
     }
 }
