@@ -41,10 +41,10 @@ struct PathTrie: Sendable {
                         nodes[node].literals[Substring(text)] = child
                     }
                     let bytes = Array(text.utf8)
-                    if !bytes.allSatisfy({ $0 < 0x80 }) {
-                        nodes[node].hasOtherLiterals = true
-                    } else if !nodes[node].asciiLiterals.contains(where: { $0.bytes == bytes }) {
+                    if bytes.allSatisfy({ $0 < 0x80 }) {
                         nodes[node].asciiLiterals.append((bytes, child))
+                    } else {
+                        nodes[node].hasOtherLiterals = true
                     }
                     node = child
                 case .parameter:
@@ -63,8 +63,16 @@ struct PathTrie: Sendable {
             }
             if node >= 0 { nodes[node].ends.append(index) }
         }
-        for node in nodes.indices {
-            nodes[node].asciiLiterals.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        // Sorted for the binary search, and each literal kept once (endpoints sharing a segment
+        // added it once each; equal bytes always lead to the same child). Not deduplicated as
+        // they were added: a node with thousands of literals made that quadratic.
+        for node in nodes.indices where !nodes[node].asciiLiterals.isEmpty {
+            var literals = nodes[node].asciiLiterals
+            literals.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            var unique: [(bytes: [UInt8], child: Int)] = []
+            unique.reserveCapacity(literals.count)
+            for literal in literals where unique.last?.bytes != literal.bytes { unique.append(literal) }
+            nodes[node].asciiLiterals = unique
         }
     }
 
