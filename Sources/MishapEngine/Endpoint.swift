@@ -80,7 +80,7 @@ public final class Endpoint: Sendable {
                         for offset in conditions.indices { if let plan = test(offset) { return plan } }
                         return nil
                     }
-                    return table.forEachCandidate(for: value, count: conditions.count, test)
+                    return table.forEachCandidate(for: value, test)
                 }
                 if let plan { return plan }
             }

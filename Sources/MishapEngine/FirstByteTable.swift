@@ -14,6 +14,8 @@ struct FirstByteTable: Sendable {
     /// The offsets of the conditions that are not ASCII prefixes: all a value can pass when it
     /// is absent, empty, or starts with a byte no prefix starts with.
     private let others: [Int]
+    /// How many conditions the run has: a value starting beyond ASCII is tested against all.
+    private let count: Int
 
     /// A table for `conditions`, or nil when fewer than `minimumPrefixes` of them are ASCII
     /// prefixes (testing them one by one then costs about what the table saves).
@@ -34,19 +36,15 @@ struct FirstByteTable: Sendable {
         }
         self.offsetsByByte = offsetsByByte
         self.others = others
+        self.count = conditions.count
     }
 
     /// Calls `body` with the offsets of the conditions worth testing for `value`, in order,
     /// until it returns a result; nil when it never does. A value starting with a byte beyond
-    /// ASCII gets every offset (`count` of them).
+    /// ASCII gets every offset.
     @inline(__always)
-    func forEachCandidate<Result>(for value: String?, count: Int, _ body: (Int) -> Result?) -> Result? {
-        let first: UInt8?
-        if let value {
-            first = value.utf8.first
-        } else {
-            first = nil
-        }
+    func forEachCandidate<Result>(for value: String?, _ body: (Int) -> Result?) -> Result? {
+        let first = value?.utf8.first
         if let first, first >= 0x80 {
             for offset in 0..<count { if let result = body(offset) { return result } }
             return nil

@@ -30,7 +30,7 @@ import Testing
         for value in values() {
             let expected = conditions.indices.first { conditions[$0].holds(for: value) }
             var tested: [Int] = []
-            let found = table.forEachCandidate(for: value, count: conditions.count) { offset -> Int? in
+            let found = table.forEachCandidate(for: value) { offset -> Int? in
                 tested.append(offset)
                 return conditions[offset].holds(for: value) ? offset : nil
             }
