@@ -25,15 +25,21 @@ public struct Template: Sendable {
     let capacityHint: Int
 
     public init(segments: [Segment], escaping: Escaping) {
-        // Adjacent literals are merged so rendering appends as few pieces as possible.
+        // Adjacent literals are merged so rendering appends as few pieces as possible; a run of
+        // them is gathered in one buffer (replacing the last segment with `previous + bytes`
+        // copied the run again at each piece).
         var merged: [Segment] = []
+        var run: [UInt8] = []
+        var inRun = false
         for segment in segments {
-            if case .literal(let bytes) = segment, case .literal(let previous)? = merged.last {
-                merged[merged.count - 1] = .literal(previous + bytes)
+            if case .literal(let bytes) = segment {
+                if inRun { run.append(contentsOf: bytes) } else { run = bytes; inRun = true }
             } else {
+                if inRun { merged.append(.literal(run)); run = []; inRun = false }
                 merged.append(segment)
             }
         }
+        if inRun { merged.append(.literal(run)) }
         self.segments = merged
         self.escaping = escaping
         self.capacityHint = merged.reduce(0) { total, segment in

@@ -50,4 +50,32 @@ import Testing
         #expect(Template(literal: "static").staticBytes == Array("static".utf8))
         #expect(template.staticBytes == nil)
     }
+
+    @Test func literalRunsMergeInOrderAroundValues() {
+        let template = Template(segments: [.literal([]), .value(.path), .literal([1, 2]), .literal([]), .literal([3]),
+                                           .literal([4, 5]), .value(.method), .value(.path), .literal([6])], escaping: .none)
+        let literals = template.segments.map { segment -> [UInt8]? in
+            if case .literal(let bytes) = segment { return bytes }
+            return nil
+        }
+        #expect(literals == [[], nil, [1, 2, 3, 4, 5], nil, nil, [6]])
+        #expect(Template(segments: [.literal([]), .literal([])], escaping: .none).staticBytes == [])
+        #expect(Template(segments: [.literal([7]), .literal([8, 9])], escaping: .none).staticBytes == [7, 8, 9])
+    }
+
+    @Test func equalStaticPartsAreSharedAndUnequalOnesKept() {
+        let shared = SharedResponseParts()
+        let json = [Field("Content-Type", "application/json")]
+        let first = shared.fields(json)
+        #expect(shared.fields([Field("Content-Type", "application/json")]) == first)
+        #expect(shared.fields([Field("Content-Type", "text/plain")]) == [Field("Content-Type", "text/plain")])
+        let body = Template(literal: "{}")
+        #expect(shared.body(Template(literal: "{}"), bytes: Array("{}".utf8)).staticBytes == Array("{}".utf8))
+        #expect(shared.body(body, bytes: Array("[]".utf8)).staticBytes == Array("{}".utf8), "a new body is stored as given")
+        let ok = shared.prepared(status: 200, headers: json, body: Array("{}".utf8))
+        #expect(shared.prepared(status: 200, headers: json, body: Array("{}".utf8)) === ok)
+        #expect(shared.prepared(status: 201, headers: json, body: Array("{}".utf8)) !== ok)
+        #expect(shared.prepared(status: 200, headers: [], body: Array("{}".utf8)) !== ok)
+        #expect(shared.prepared(status: 200, headers: json, body: Array("{ }".utf8)) !== ok)
+    }
 }
