@@ -193,7 +193,9 @@ extension FileCompiler {
     private static func canonical(_ node: YAMLNode, into text: inout String) {
         switch node {
         case .scalar(let scalar):
-            text += "\(scalar.string.utf8.count):" + scalar.string
+            text += String(scalar.string.utf8.count)
+            text += ":"
+            text += scalar.string
         case .mapping(let mapping):
             var pairs: [(String, String)] = []
             for (key, value) in mapping {
@@ -202,7 +204,15 @@ extension FileCompiler {
                 canonical(value, into: &v)
                 pairs.append((k, v))
             }
-            text += "{" + pairs.sorted { $0.0 < $1.0 }.map { "\($0.0):\($0.1)" }.joined(separator: ",") + "}"
+            pairs.sort { $0.0 < $1.0 }
+            text += "{"
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { text += "," }
+                text += pair.0
+                text += ":"
+                text += pair.1
+            }
+            text += "}"
         case .sequence(let sequence):
             text += "["
             for (index, item) in sequence.enumerated() {

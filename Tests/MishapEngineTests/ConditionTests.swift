@@ -105,4 +105,21 @@ import Testing
         #expect(both.holds(for: "abcz"))
         #expect(!both.holds(for: "abc"))
     }
+
+    /// The rule summaries quote a value unless it is letters, digits and `@._-!`: decided byte
+    /// by byte for ASCII, by each scalar's Unicode properties otherwise, with the same answers.
+    @Test func summariesQuoteExactlyWhatTheUnicodeRuleQuotes() {
+        func byProperties(_ value: String) -> Bool {
+            !value.isEmpty && value.unicodeScalars.allSatisfy {
+                ($0.properties.isAlphabetic || $0.properties.numericType != nil || "@._-!".unicodeScalars.contains($0)) && $0 != " "
+            }
+        }
+        var values = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        values += ["", "john@doe.com", "a b", "maintenance", "v1.2-beta_3!", "é", "café", "ǅ", "٣", "Ⅻ", "\u{0301}", "a\u{0301}", "日本", "x\u{200B}"]
+        for value in values {
+            #expect(Condition.isPlain(value) == byProperties(value), "\(Array(value.unicodeScalars))")
+        }
+        #expect(Condition.equals("someone").summary == "= someone")
+        #expect(Condition.equals("some one").summary == "= \"some one\"")
+    }
 }
