@@ -63,8 +63,11 @@ public final class Engine: Sendable {
             }
         }
         if !patternPaths.isEmpty {
-            for (endpoint, parameters) in patternPaths.matches(request.path) where accepts(endpoint, request.method) {
-                context.pathParameters = parameters
+            let found = patternPaths.find(request.path)
+            for offset in 0..<found.count {
+                let endpoint = patternPaths.endpoints[found[offset]]
+                guard accepts(endpoint, request.method) else { continue }
+                context.pathParameters = patternPaths.parameters(of: endpoint, in: request.path)
                 if let plan = answer(endpoint, &context, forced: forced) { return plan }
             }
         }

@@ -93,6 +93,23 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         return captured
     }
 
+    /// `captures(_:)` for the bytes of an ASCII path that `PathTrie` has matched to this
+    /// pattern, whose first part starts at `firstPart` (nil: the path has none).
+    func captures(_ bytes: UnsafeBufferPointer<UInt8>, firstPart: Int?) -> [Field] {
+        var captured: [Field] = []
+        var start = firstPart
+        for segment in segments {
+            guard let begin = start else { break }
+            var end = begin
+            while end < bytes.count, bytes[end] != PathTrie.slash { end += 1 }
+            if case .parameter(let name) = segment {
+                captured.append(Field(name, String(decoding: UnsafeBufferPointer(rebasing: bytes[begin..<end]), as: UTF8.self)))
+            }
+            start = end < bytes.count ? end + 1 : nil
+        }
+        return captured
+    }
+
     /// `parts(of:)` for a string without contiguous UTF-8 (a bridged one, which a request's
     /// path never is).
     private static func slowParts(of path: String) -> [Substring] {

@@ -81,20 +81,106 @@ struct PathTrie: Sendable {
     /// The endpoints whose paths match `path`, in declaration order, each with its captured
     /// parameters.
     func matches(_ path: String) -> [(endpoint: Endpoint, parameters: [Field])] {
-        let (parts, isASCII) = PathPattern.splitParts(of: path)
-        var found: [Int] = []
-        collect(0, parts, isASCII, 0, into: &found)
-        guard !found.isEmpty else { return [] }
-        if found.count > 1 { found.sort() }
-        // The walk matched each found pattern's literal segments already.
-        return found.map { index in (endpoints[index], endpoints[index].path.captures(parts)) }
+        let found = find(path)
+        return (0..<found.count).map { offset in
+            let endpoint = endpoints[found[offset]]
+            return (endpoint, parameters(of: endpoint, in: path))
+        }
     }
 
-    private func collect(_ node: Int, _ parts: [Substring], _ isASCII: Bool, _ depth: Int, into found: inout [Int]) {
+    /// The endpoints (by index into `endpoints`) whose paths match `path`, in declaration order.
+    ///
+    /// An ASCII path (every request path a client percent-encodes) is walked over its bytes in
+    /// place: each level finds its segment by scanning to the next `/`. Splitting it into
+    /// `Substring`s first cost about 1,000 instructions a request in allocations, reference
+    /// counts and index checks. Other paths are split and compared canonically.
+    func find(_ path: String) -> Found {
+        var path = path
+        var found = Found()
+        let walked: Bool = path.withUTF8 { bytes in
+            guard Self.isASCII(bytes) else { return false }
+            collect(0, bytes, Self.firstPart(bytes), into: &found)
+            return true
+        }
+        if !walked {
+            let (parts, isASCII) = PathPattern.splitParts(of: path)
+            collect(0, parts, isASCII, 0, into: &found)
+        }
+        found.sort()
+        return found
+    }
+
+    /// The parameters of `path` for `endpoint`, one of those `find(path)` found (so its
+    /// literal segments need no second comparison).
+    func parameters(of endpoint: Endpoint, in path: String) -> [Field] {
+        var path = path
+        let captured: [Field]? = path.withUTF8 { bytes in
+            guard Self.isASCII(bytes) else { return nil }
+            return endpoint.path.captures(bytes, firstPart: Self.firstPart(bytes))
+        }
+        return captured ?? endpoint.path.captures(PathPattern.parts(of: path))
+    }
+
+    static let slash = UInt8(ascii: "/")
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80
+    }
+
+    /// Where a path's first part starts: after its first `/` (nil when it has none, and so no parts).
+    private static func firstPart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        bytes.firstIndex(of: slash).map { $0 + 1 }
+    }
+
+    /// The endpoints found, by index: the first without allocating, as most paths find one.
+    struct Found {
+        private var first = -1
+        private var more: [Int] = []
+
+        var count: Int { first < 0 ? 0 : 1 + more.count }
+
+        /// The index at `offset`, in declaration order once sorted.
+        subscript(offset: Int) -> Int { offset == 0 ? first : more[offset - 1] }
+
+        fileprivate mutating func add(_ indices: [Int]) {
+            for index in indices {
+                if first < 0 { first = index } else { more.append(index) }
+            }
+        }
+
+        /// Into declaration order.
+        fileprivate mutating func sort() {
+            guard !more.isEmpty else { return }
+            more.append(first)
+            more.sort()
+            first = more.removeFirst()
+        }
+    }
+
+    /// `collect` over an ASCII path's bytes: `start` is where the segment of this level
+    /// begins, nil past the last one.
+    private func collect(_ node: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int?, into found: inout Found) {
+        if !nodes[node].rests.isEmpty { found.add(nodes[node].rests) }
+        guard let start else {
+            found.add(nodes[node].ends)
+            return
+        }
+        var end = start
+        while end < bytes.count, bytes[end] != Self.slash { end += 1 }
+        let next = end < bytes.count ? end + 1 : nil
+        if let child = asciiChild(node, UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+            collect(child, bytes, next, into: &found)
+        }
+        if let child = nodes[node].parameter, end > start { collect(child, bytes, next, into: &found) }
+    }
+
+    private func collect(_ node: Int, _ parts: [Substring], _ isASCII: Bool, _ depth: Int, into found: inout Found) {
         // Read in place: `let here = nodes[node]` copied the node (its table and lists) at every level.
-        if !nodes[node].rests.isEmpty { found += nodes[node].rests }
+        if !nodes[node].rests.isEmpty { found.add(nodes[node].rests) }
         guard depth < parts.count else {
-            found += nodes[node].ends
+            found.add(nodes[node].ends)
             return
         }
         let part = parts[depth]
@@ -110,20 +196,25 @@ struct PathTrie: Sendable {
         // `withUTF8` rather than the UTF-8 view's `withContiguousStorageIfAvailable`, which
         // reaches a substring's bytes through generic slice code (about 300 instructions).
         var bytes = part
-        let found = nodes[node].asciiLiterals.withUnsafeBufferPointer { literals in
-            bytes.withUTF8 { part -> Int? in
-                var low = 0, high = literals.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    let order = literals[middle].bytes.withUnsafeBufferPointer { Self.order($0, part) }
-                    if order == 0 { return literals[middle].child }
-                    if order < 0 { low = middle + 1 } else { high = middle }
-                }
-                return nil
+        return bytes.withUTF8 { asciiChild(node, $0) }
+    }
+
+    /// The child of `node` for the literal segment of these ASCII bytes, by binary search over
+    /// the node's ASCII literals (and, should the node have others, canonically).
+    private func asciiChild(_ node: Int, _ part: UnsafeBufferPointer<UInt8>) -> Int? {
+        let found = nodes[node].asciiLiterals.withUnsafeBufferPointer { literals -> Int? in
+            var low = 0, high = literals.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order = literals[middle].bytes.withUnsafeBufferPointer { Self.order($0, part) }
+                if order == 0 { return literals[middle].child }
+                if order < 0 { low = middle + 1 } else { high = middle }
             }
+            return nil
         }
         if let found { return found }
-        return nodes[node].hasOtherLiterals ? nodes[node].literals[part] : nil
+        guard nodes[node].hasOtherLiterals else { return nil }
+        return nodes[node].literals[Substring(String(decoding: part, as: UTF8.self))]
     }
 
     /// Byte order: negative when `a` sorts before `b`, 0 when equal, positive after (the order
