@@ -19,4 +19,17 @@ public struct SignalSet {
         while sigwait(&set, &received) != 0 {}
         return received
     }
+
+    /// Waits at most `milliseconds` for one of the blocked signals: the signal, or nil when
+    /// none came in that time.
+    public mutating func wait(milliseconds: Int) -> Int32? {
+        let deadline = MonotonicClock.nanoseconds() + Int64(milliseconds) * 1_000_000
+        while true {
+            let left = max(0, deadline - MonotonicClock.nanoseconds())
+            var timeout = timespec(tv_sec: Int(left / 1_000_000_000), tv_nsec: Int(left % 1_000_000_000))
+            let received = sigtimedwait(&set, nil, &timeout)
+            if received > 0 { return received }
+            if errno != EINTR { return nil }
+        }
+    }
 }

@@ -31,6 +31,9 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var options: ServeOptions
 
+    /// How long after serving starts the memory only starting used goes back to the system.
+    static let giveBackAfterMilliseconds = 1000
+
     func run() throws {
         let options = self.options
         let level = options.logLevel, format = options.logFormat
@@ -133,25 +136,41 @@ struct Serve: ParsableCommand {
             let stdout = Logger(label: "mishap") { label in LineLogHandler(label: label, level: .trace, format: .json, descriptor: 1) }
             for (line, metadata) in lines { stdout.notice("\(line)", metadata: metadata) }
         } else {
-            for (line, _) in lines { print(line) }
+            // Written straight to the descriptor: `print` looks up, at run time, which printing
+            // protocols a String conforms to, about 0.7 million instructions the first time.
+            var text = ""
+            for (line, _) in lines { text += line + "\n" }
+            fflush(nil)
+            _ = FileDescriptor.writeAll(1, text)
         }
         fflush(nil)
-        // What loading built and dropped (the YAML trees) goes back to the system. Done here,
-        // in the server's own process, not by MishapInstance: a test process starting servers
-        // by the hundred must not trim its whole heap (and hold malloc's locks) each time.
-        FreedMemory.returnToSystem()
-        // And so do the pages of code and read-only data only starting used (StartupPages).
-        let released = StartupPages.release()
-        logger.debug("gave back \(released) KiB of pages only starting used")
         logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = FileDescriptor.writeAll(descriptor, url + "\n")
             close(descriptor)
         }
 
+        // A second after serving starts (unless a signal comes first), what starting used and
+        // serving does not goes back to the system: done at once, it competed with the first
+        // requests for the processor.
+        var givenBack = false
         var received: Int32
         while true {
-            received = signals.wait()
+            if givenBack {
+                received = signals.wait()
+            } else if let signal = signals.wait(milliseconds: Self.giveBackAfterMilliseconds) {
+                received = signal
+            } else {
+                // What loading built and dropped (the YAML trees). Done here, in the server's
+                // own process, not by MishapInstance: a test process starting servers by the
+                // hundred must not trim its whole heap (and hold malloc's locks) each time.
+                FreedMemory.returnToSystem()
+                // And the pages of code and read-only data only starting used (StartupPages).
+                let released = StartupPages.release()
+                logger.debug("gave back \(released) KiB of pages only starting used")
+                givenBack = true
+                continue
+            }
             if received == SIGHUP {
                 logger.info("received SIGHUP, reloading")
                 _ = try? mishap.reload()

@@ -12,6 +12,8 @@ struct StartupPagesCommandTests {
             ["serve", "--port", "0", "--scenarios", Paths.scenarios, "--threads", "2", "--log-level", "debug"])
         defer { server.kill() }
         #expect(await DaemonTests.waitForLog(server, "serving", timeout: .seconds(10)), "\(server.standardError)")
+        // A second after serving starts.
+        #expect(await DaemonTests.waitForLog(server, "gave back", timeout: .seconds(10)), "\(server.standardError)")
         let line = server.standardError.split(separator: "\n").first { $0.contains("gave back") }.map(String.init) ?? ""
         let words = line.split(separator: " ")
         let kib = words.firstIndex(of: "back").flatMap { Int(words[$0 + 1]) }
