@@ -51,23 +51,13 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// Split byte by byte (`/` is ASCII), not by Characters, which costs thousands of
     /// instructions a path; the segments are those of `split(separator: "/")` after the first.
     static func parts(of path: String) -> [Substring] {
-        splitParts(of: path).parts
-    }
-
-    /// `parts(of:)`, and whether the path is all ASCII (then so is every part, and a part's
-    /// bytes are its only spelling: see `PathTrie`).
-    static func splitParts(of path: String) -> (parts: [Substring], isASCII: Bool) {
         let slash = UInt8(ascii: "/")
         // Over the bytes in place (stepping a UTF-8 view's indices cost about 50 instructions
         // a byte); a slash is never inside a multi-byte character, so each one is a character
         // boundary. Counted first, so the parts are allocated once.
-        let split: (parts: [Substring], isASCII: Bool)? = path.utf8.withContiguousStorageIfAvailable { bytes in
-            var slashes = 0, high: UInt8 = 0
-            for byte in bytes {
-                high |= byte
-                if byte == slash { slashes += 1 }
-            }
-            guard slashes > 0 else { return ([], high < 0x80) }
+        let split: [Substring]? = path.utf8.withContiguousStorageIfAvailable { bytes in
+            let slashes = bytes.reduce(0) { $1 == slash ? $0 + 1 : $0 }
+            guard slashes > 0 else { return [] }
             let utf8 = path.utf8
             func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
             var parts: [Substring] = []
@@ -78,9 +68,9 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
                 start = offset + 1
             }
             parts.append(path[index(start)..<path.endIndex])
-            return (parts, high < 0x80)
+            return parts
         }
-        return split ?? (slowParts(of: path), false)
+        return split ?? slowParts(of: path)
     }
 
     /// The parameters of a path's parts that `PathTrie` has already matched to this pattern
@@ -100,12 +90,11 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         var start = firstPart
         for segment in segments {
             guard let begin = start else { break }
-            var end = begin
-            while end < bytes.count, bytes[end] != PathTrie.slash { end += 1 }
+            let (end, next) = PathTrie.part(of: bytes, from: begin)
             if case .parameter(let name) = segment {
                 captured.append(Field(name, String(decoding: UnsafeBufferPointer(rebasing: bytes[begin..<end]), as: UTF8.self)))
             }
-            start = end < bytes.count ? end + 1 : nil
+            start = next
         }
         return captured
     }

@@ -102,10 +102,7 @@ struct PathTrie: Sendable {
             collect(0, bytes, Self.firstPart(bytes), into: &found)
             return true
         }
-        if !walked {
-            let (parts, isASCII) = PathPattern.splitParts(of: path)
-            collect(0, parts, isASCII, 0, into: &found)
-        }
+        if !walked { collect(0, PathPattern.parts(of: path), 0, into: &found) }
         found.sort()
         return found
     }
@@ -132,6 +129,14 @@ struct PathTrie: Sendable {
     /// Where a path's first part starts: after its first `/` (nil when it has none, and so no parts).
     private static func firstPart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         bytes.firstIndex(of: slash).map { $0 + 1 }
+    }
+
+    /// The part of a path's bytes starting at `start`: where it ends (the next `/`, or the end),
+    /// and where the next part starts (nil after the last).
+    static func part(of bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, next: Int?) {
+        var end = start
+        while end < bytes.count, bytes[end] != slash { end += 1 }
+        return (end, end < bytes.count ? end + 1 : nil)
     }
 
     /// The endpoints found, by index: the first without allocating, as most paths find one.
@@ -167,16 +172,16 @@ struct PathTrie: Sendable {
             found.add(nodes[node].ends)
             return
         }
-        var end = start
-        while end < bytes.count, bytes[end] != Self.slash { end += 1 }
-        let next = end < bytes.count ? end + 1 : nil
+        let (end, next) = Self.part(of: bytes, from: start)
         if let child = asciiChild(node, UnsafeBufferPointer(rebasing: bytes[start..<end])) {
             collect(child, bytes, next, into: &found)
         }
         if let child = nodes[node].parameter, end > start { collect(child, bytes, next, into: &found) }
     }
 
-    private func collect(_ node: Int, _ parts: [Substring], _ isASCII: Bool, _ depth: Int, into found: inout Found) {
+    /// `collect` over a path that is not all ASCII, split into parts: each is looked up among a
+    /// node's literals canonically, as `String` compares (an ASCII part of such a path too).
+    private func collect(_ node: Int, _ parts: [Substring], _ depth: Int, into found: inout Found) {
         // Read in place: `let here = nodes[node]` copied the node (its table and lists) at every level.
         if !nodes[node].rests.isEmpty { found.add(nodes[node].rests) }
         guard depth < parts.count else {
@@ -184,19 +189,8 @@ struct PathTrie: Sendable {
             return
         }
         let part = parts[depth]
-        if let child = literalChild(node, part, isASCII) { collect(child, parts, isASCII, depth + 1, into: &found) }
-        if let child = nodes[node].parameter, !part.isEmpty { collect(child, parts, isASCII, depth + 1, into: &found) }
-    }
-
-    /// The child of `node` for a literal segment equal to `part` (canonically, as `String`
-    /// compares): for an ASCII part, whose bytes are its only spelling, by binary search over
-    /// the bytes of the node's ASCII literals.
-    private func literalChild(_ node: Int, _ part: Substring, _ isASCII: Bool) -> Int? {
-        guard isASCII else { return nodes[node].literals[part] }
-        // `withUTF8` rather than the UTF-8 view's `withContiguousStorageIfAvailable`, which
-        // reaches a substring's bytes through generic slice code (about 300 instructions).
-        var bytes = part
-        return bytes.withUTF8 { asciiChild(node, $0) }
+        if let child = nodes[node].literals[part] { collect(child, parts, depth + 1, into: &found) }
+        if let child = nodes[node].parameter, !part.isEmpty { collect(child, parts, depth + 1, into: &found) }
     }
 
     /// The child of `node` for the literal segment of these ASCII bytes, by binary search over

@@ -37,8 +37,9 @@ extension Condition {
     static func isPlain(_ value: String) -> Bool {
         if value.isEmpty { return false }
         var value = value
+        // An ASCII character outside the set quotes the value whatever else it holds; a byte
+        // beyond ASCII leaves the answer to the scalars' properties.
         if let plain = value.withUTF8({ bytes -> Bool? in
-            var plain = true
             for byte in bytes {
                 guard byte < 0x80 else { return nil }
                 switch byte {
@@ -47,10 +48,10 @@ extension Condition {
                      UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "!"):
                     continue
                 default:
-                    plain = false
+                    return false
                 }
             }
-            return plain
+            return true
         }) {
             return plain
         }
