@@ -47,23 +47,24 @@ public struct ResponsePlan: Sendable {
     /// The `upstream` of a rule with `proxy: upstream`: the server Mishap was started with,
     /// which the engine does not know; the service puts its URL in its place.
     public static let serverUpstream = "upstream:"
+}
 
+extension ResponsePlan {
+    /// A plan with the given parts and nothing else set.
+    ///
+    /// It hands its arguments to the memberwise initializer the compiler writes, rather than
+    /// assigning them one by one. With Swift 6.3, an initializer that assigns `self.x = x` builds
+    /// the value on the stack and then copies it out and destroys the original: each of the
+    /// plan's dozen references retained and released once more, on every request. The
+    /// memberwise initializer builds the value in place.
     public init(
         status: Int, headers: [Field] = [], body: [UInt8] = [],
         delayMilliseconds: Int = 0, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil,
         endpoint: String? = nil, rule: String? = nil, upstream: String? = nil, stateChanges: [StateChange] = []
     ) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.delayMilliseconds = delayMilliseconds
-        self.hang = hang
-        self.dribble = dribble
-        self.fault = fault
-        self.endpoint = endpoint
-        self.rule = rule
-        self.upstream = upstream
-        self.stateChanges = stateChanges
+        self.init(status: status, headers: headers, body: body, delayMilliseconds: delayMilliseconds, hang: hang,
+                  dribble: dribble, fault: fault, endpoint: endpoint, rule: rule, prepared: nil, warning: nil,
+                  stateChanges: stateChanges, runtimeRule: nil, note: nil, completionTag: 0, upstream: upstream)
     }
 }
 
