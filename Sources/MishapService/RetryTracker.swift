@@ -42,8 +42,29 @@ public final class RetryTracker: Sendable {
     public let capacity: Int
 
     struct Key: Hashable, Sendable {
-        var session: String?
-        var endpoint: String
+        let session: String?
+        let endpoint: String
+        /// The hash of both, worked out once: a request answered with `Retry-After` looks its
+        /// key up in the waiting table and its key set three or four times, and each lookup
+        /// hashed the endpoint's name and the session again (about 300 instructions each).
+        private let hash: Int
+
+        init(session: String?, endpoint: String) {
+            self.session = session
+            self.endpoint = endpoint
+            var hasher = Hasher()
+            hasher.combine(session)
+            hasher.combine(endpoint)
+            hash = hasher.finalize()
+        }
+
+        static func == (left: Key, right: Key) -> Bool {
+            left.hash == right.hash && left.session == right.session && left.endpoint == right.endpoint
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
     }
     private struct State {
         /// Answers awaiting their client, in the order they were given.
@@ -133,7 +154,7 @@ public final class RetryTracker: Sendable {
     }
 
     static func retryAfter(in headers: [Field]) -> String? {
-        for header in headers where header.name.utf8.count == 11 && header.name.lowercased() == "retry-after" {
+        for header in headers where header.name.utf8.count == 11 && header.name.equalsIgnoringASCIICase("retry-after") {
             return header.value
         }
         return nil
