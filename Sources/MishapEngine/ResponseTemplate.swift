@@ -75,11 +75,14 @@ public final class ResponseTemplate: Sendable {
               stateChanges: [StateChange] = []) -> ResponsePlan {
         let room = context.request.responseHeaderRoom
         if let prepared {
-            var plan = prepared.plan
-            plan.prepared = prepared
-            plan.endpoint = endpoint
-            plan.rule = rule
-            plan.stateChanges = stateChanges
+            // Built field by field from the prepared plan, not copied from it and then changed:
+            // the copy was copied once more to be returned, and the first one destroyed.
+            let fixed = prepared.plan
+            var plan = ResponsePlan(
+                status: fixed.status, headers: fixed.headers, body: fixed.body,
+                delayMilliseconds: fixed.delayMilliseconds, hang: fixed.hang, dribble: fixed.dribble, fault: fixed.fault,
+                endpoint: endpoint, rule: rule, prepared: prepared, warning: fixed.warning, stateChanges: stateChanges,
+                runtimeRule: fixed.runtimeRule, note: fixed.note, completionTag: fixed.completionTag, upstream: fixed.upstream)
             if room < ResponseHead.maximumHeaderBytes { plan.fitResponseHead(room: room) }
             return plan
         }

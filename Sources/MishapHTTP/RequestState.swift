@@ -6,8 +6,9 @@ import Synchronization
 /// context pointer: retained there by the first call that needs it (`handleAccess`), released
 /// by `handleCompleted`.
 final class RequestState {
-    /// The body received so far.
-    var body: [UInt8] = []
+    /// The body received so far. Like `record` below, touched only by the worker thread serving
+    /// the request, so the runtime's exclusivity checks (three a request with a body) are left out.
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// Set when the body outgrows the limit: the rest is dropped and the request answered 413.
     var bodyTooLarge = false
     /// A plan waiting out its delay, or held by `hang`, while the connection is suspended.

@@ -46,6 +46,25 @@ struct StateTests {
         return String(text.dropFirst(#"{"token":""#.count).dropLast(2))
     }
 
+    /// A rule whose response is the same for every request is sent ready-made (`prepared`), and
+    /// its plan still names the endpoint and rule and carries the state changes the rule made.
+    @Test func aReadyMadeResponseCarriesItsRulesChanges() throws {
+        let engine = try Self.engine("""
+            state: { loggedIn: false }
+            endpoint: GET /x
+            rules:
+              - name: login
+                set: { loggedIn: true }
+                respond: { status: 201, text: welcome }
+            """)
+        let first = Self.get(engine)
+        #expect(first.prepared != nil, "a fixed response is sent ready-made")
+        #expect(first.status == 201 && first.text == "welcome")
+        #expect(first.endpoint == "GET /x" && first.rule == "login")
+        #expect(first.stateChanges == [StateChange(name: "loggedIn", from: .boolean(false), to: .boolean(true), milliseconds: nil)])
+        #expect(Self.get(engine).stateChanges == [StateChange(name: "loggedIn", from: .boolean(true), to: .boolean(true), milliseconds: nil)])
+    }
+
     @Test func aTokenIsRememberedCountedAndExpires() throws {
         let clock = ManualClock()
         let engine = try Self.engine(Self.counter, clock: clock)
