@@ -77,20 +77,24 @@ import Testing
         // The deadline is for the head alone: a keep-alive connection busy for longer than it,
         // and a delayed answer longer than it, are not cut.
         let server = try Self.server(headTimeout: 1)
-        let answers = try await onOwnThread { () -> [String] in
+        let (answers, lastAnswered) = try await onOwnThread { () -> ([String], Duration) in
             let connection = try server.connect(timeoutSeconds: 5)
             var answers: [String] = []
             let started = ContinuousClock.now
+            var lastAnswered = Duration.zero
             while ContinuousClock.now - started < .milliseconds(2500) {
                 try connection.sendRequest("GET", "/ok")
                 answers.append(try connection.readResponse().text)
+                lastAnswered = ContinuousClock.now - started
                 usleep(100_000)
             }
             try connection.sendRequest("GET", "/slow")
             answers.append(try connection.readResponse().text)
-            return answers
+            return (answers, lastAnswered)
         }
-        #expect(answers.count > 10)
+        // Answered on the same connection well past the 1 s deadline. (How many fit in the
+        // 2.5 s depends on the machine's load: about 20 when idle, 8 on a busy one.)
+        #expect(answers.count >= 4 && lastAnswered > .milliseconds(1500), "\(answers.count) answers, the last after \(lastAnswered)")
         #expect(answers.dropLast().allSatisfy { $0 == "ok" } && answers.last == "slow", "\(answers)")
     }
 
