@@ -7,17 +7,6 @@
 /// Only parts without placeholders are shared (they are the same for every request). Not for
 /// use from two threads at once: one compiler uses it, then drops it.
 public final class SharedResponseParts: @unchecked Sendable {
-    /// A table key hashed once, when made. The keys are byte arrays and field lists: as plain
-    /// keys, a body was hashed byte by byte at every lookup and again each time its table grew
-    /// (a tenth of loading the default scenarios went here).
-    private struct Key<Value: Equatable>: Hashable {
-        let value: Value
-        let hash: Int
-
-        static func == (a: Self, b: Self) -> Bool { a.hash == b.hash && a.value == b.value }
-        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    }
-
     /// The response fields a prepared response is made of.
     private struct PreparedFields: Equatable {
         var status: Int
@@ -25,17 +14,24 @@ public final class SharedResponseParts: @unchecked Sendable {
         var body: [UInt8]
     }
 
-    private var fieldLists: [Key<[Field]>: [Field]] = [:]
-    private var headerLists: [Key<[Field]>: [(name: String, value: Template)]] = [:]
-    private var bodies: [Key<[UInt8]>: Template] = [:]
-    private var preparedResponses: [Key<PreparedFields>: PreparedResponse] = [:]
+    // Each table maps a part's hash, computed once when the part comes, to the parts stored
+    // under it (almost always one). A body or field list as a plain key was hashed byte by byte
+    // at every lookup and again each time its table grew (a tenth of loading the default
+    // scenarios). And `Int` keys cost no protocol conformance lookup: a table keyed by a type
+    // of its own made the Swift runtime scan every conformance record of the binary when its
+    // storage type was first made (that key is `Hashable`, is `[Field]` `Equatable`...), about
+    // 1.3 million instructions of loading the default scenarios for these four tables.
+    private var fieldLists: [Int: [[Field]]] = [:]
+    private var headerLists: [Int: [(fields: [Field], headers: [(name: String, value: Template)])]] = [:]
+    private var bodies: [Int: [(bytes: [UInt8], body: Template)]] = [:]
+    private var preparedResponses: [Int: [(fields: PreparedFields, response: PreparedResponse)]] = [:]
 
     public init() {}
 
-    private static func key(_ fields: [Field]) -> Key<[Field]> {
+    private static func hash(of fields: [Field]) -> Int {
         var hasher = Hasher()
         fields.hash(into: &hasher)
-        return Key(value: fields, hash: hasher.finalize())
+        return hasher.finalize()
     }
 
     private static func hash(of bytes: [UInt8]) -> Int {
@@ -46,26 +42,26 @@ public final class SharedResponseParts: @unchecked Sendable {
 
     /// `fields` as stored the first time an equal list came.
     func fields(_ fields: [Field]) -> [Field] {
-        let key = Self.key(fields)
-        if let known = fieldLists[key] { return known }
-        fieldLists[key] = fields
+        let hash = Self.hash(of: fields)
+        if let known = fieldLists[hash]?.first(where: { $0 == fields }) { return known }
+        fieldLists[hash, default: []].append(fields)
         return fields
     }
 
     /// The header templates of a response whose headers render as `fields` (no placeholders),
     /// as stored the first time.
     func headers(_ headers: [(name: String, value: Template)], renderedAs fields: [Field]) -> [(name: String, value: Template)] {
-        let key = Self.key(fields)
-        if let known = headerLists[key] { return known }
-        headerLists[key] = headers
+        let hash = Self.hash(of: fields)
+        if let known = headerLists[hash]?.first(where: { $0.fields == fields }) { return known.headers }
+        headerLists[hash, default: []].append((fields, headers))
         return headers
     }
 
     /// A body without placeholders, as stored the first time an equal one came.
     func body(_ body: Template, bytes: [UInt8]) -> Template {
-        let key = Key(value: bytes, hash: Self.hash(of: bytes))
-        if let known = bodies[key] { return known }
-        bodies[key] = body
+        let hash = Self.hash(of: bytes)
+        if let known = bodies[hash]?.first(where: { $0.bytes == bytes }) { return known.body }
+        bodies[hash, default: []].append((bytes, body))
         return body
     }
 
@@ -73,12 +69,13 @@ public final class SharedResponseParts: @unchecked Sendable {
     func prepared(status: Int, headers: [Field], body: [UInt8]) -> PreparedResponse {
         var hasher = Hasher()
         hasher.combine(status)
-        hasher.combine(Self.key(headers).hash)
+        hasher.combine(Self.hash(of: headers))
         hasher.combine(Self.hash(of: body))
-        let key = Key(value: PreparedFields(status: status, headers: headers, body: body), hash: hasher.finalize())
-        if let known = preparedResponses[key] { return known }
+        let hash = hasher.finalize()
+        let fields = PreparedFields(status: status, headers: headers, body: body)
+        if let known = preparedResponses[hash]?.first(where: { $0.fields == fields }) { return known.response }
         let made = PreparedResponse(plan: ResponsePlan(status: status, headers: headers, body: body))
-        preparedResponses[key] = made
+        preparedResponses[hash, default: []].append((fields, made))
         return made
     }
 }
