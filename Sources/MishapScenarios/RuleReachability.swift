@@ -17,10 +17,10 @@ enum RuleReachability {
         var firstUnshown: ScenarioDiagnostic?
         for endpoint in endpoints {
             // The earlier rules that always answer when they match, by their `when`.
-            var shadowing: [[String]: Rule] = [:]
+            var shadowing: [String: Rule] = [:]
             var catchAll: Rule?
             for rule in endpoint.rules {
-                let when = rule.when.map(\.summary)
+                let when = key(of: rule.when)
                 if let earlier = catchAll ?? shadowing[when] {
                     let found = warning(rule, shadowedBy: earlier, catchAll: earlier === catchAll, in: endpoint)
                     if warnings.count < maximumWarnings {
@@ -32,7 +32,7 @@ enum RuleReachability {
                     continue
                 }
                 guard alwaysAnswersWhenMatched(rule) else { continue }
-                if when == [Predicate.always.summary] { catchAll = rule } else if shadowing[when] == nil { shadowing[when] = rule }
+                if when == alwaysKey { catchAll = rule } else if shadowing[when] == nil { shadowing[when] = rule }
             }
         }
         if let firstUnshown {
@@ -41,6 +41,22 @@ enum RuleReachability {
         }
         return warnings
     }
+
+    /// A `when` as one string: each alternative in brief, after its length, so that no two
+    /// different lists read the same. One `String`, not the list of summaries: a table keyed by
+    /// `[String]` made the Swift runtime scan every protocol conformance record of the binary
+    /// (is `[String]` `Hashable`?) the first time one was made, at every start.
+    static func key(of when: [Predicate]) -> String {
+        var key = ""
+        for predicate in when {
+            let summary = predicate.summary
+            key += "\(summary.utf8.count):\(summary)"
+        }
+        return key
+    }
+
+    /// The key of a `when` that every request passes.
+    private static let alwaysKey = key(of: [.always])
 
     /// No `chance` and no cycle step that passes: a request the rule matches is answered by it.
     static func alwaysAnswersWhenMatched(_ rule: Rule) -> Bool {

@@ -122,4 +122,13 @@ import Testing
         #expect(Condition.equals("someone").summary == "= someone")
         #expect(Condition.equals("some one").summary == "= \"some one\"")
     }
+
+    /// A `when` in brief, as `mishap routes` and the unreachable-rule warnings show it.
+    @Test func predicateSummariesJoinTheirTestsWithAnd() {
+        #expect(Predicate.always.summary == "(always)")
+        #expect(Predicate(malformedBody: false).summary == "well-formed body")
+        let predicate = Predicate(conditions: [(.query("userName"), .equals("someone")), (.body(["email"]), .prefix("locked@"))],
+                                  malformedBody: true)
+        #expect(predicate.summary == "query.userName = someone and body.email prefix locked@ and malformed body")
+    }
 }

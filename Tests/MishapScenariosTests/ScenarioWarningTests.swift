@@ -47,6 +47,31 @@ import Testing
         #expect(warnings.first?.message.contains("has the same 'when'") == true)
     }
 
+    @Test("A when of several alternatives shadows only the same alternatives, in the same order")
+    func alternativesShadowOnlyTheSameList() throws {
+        let warnings = try Self.warnings("""
+            endpoint: GET /a
+            rules:
+              - name: either
+                when: [{ query: { user: bob } }, { query: { user: ann, role: admin } }]
+                respond: { status: 500 }
+              - name: bobOnly
+                when: { query: { user: bob } }
+                respond: { status: 501 }
+              - name: swapped
+                when: [{ query: { user: ann, role: admin } }, { query: { user: bob } }]
+                respond: { status: 502 }
+              - name: again
+                when: [{ query: { user: bob } }, { query: { user: ann, role: admin } }]
+                respond: { status: 503 }
+              - name: rest
+                respond: { status: 200 }
+            """)
+        #expect(warnings.map(\.line) == [12], "\(warnings)")
+        #expect(warnings.first?.message.contains("rule 'again' of GET /a can never answer: rule 'either' above it") == true,
+                "\(warnings)")
+    }
+
     @Test("Rules that can still be reached get no warning: after chance, a passing cycle, another when")
     func reachableRules() throws {
         let warnings = try Self.warnings("""
