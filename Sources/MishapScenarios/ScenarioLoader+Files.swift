@@ -35,15 +35,17 @@ extension ScenarioLoader {
         guard Int(info.st_size) <= limit else { return .failure(tooLarge(Int(info.st_size))) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        // Left uninitialized: an array of 64 KiB of zeros was most of reading a small file.
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { chunk.deallocate() }
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = read(descriptor, chunk.baseAddress, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }
                 return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
             }
             if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
             // The file grew while being read.
             guard bytes.count <= limit else { return .failure(tooLarge(bytes.count)) }
         }
