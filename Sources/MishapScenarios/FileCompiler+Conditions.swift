@@ -70,7 +70,7 @@ extension FileCompiler {
                 error("an empty value matches nothing: write 'absent: true' or 'empty: true'", at: node)
                 return nil
             }
-            if scalar.string.contains("{{") {
+            if scalar.string.holdsDoubleBrace {
                 return template(scalar.string, escaping: .none, at: node).map(Condition.equalsText)
             }
             return .equals(scalar.string)
@@ -98,7 +98,7 @@ extension FileCompiler {
         switch name {
         case "equals":
             guard let text = string(value, what: "'equals'") else { return nil }
-            if text.contains("{{") { return template(text, escaping: .none, at: value).map(Condition.equalsText) }
+            if text.holdsDoubleBrace { return template(text, escaping: .none, at: value).map(Condition.equalsText) }
             return .equals(text)
         case "atLeast", "atMost", "lessThan", "greaterThan":
             guard let number = integer(value, what: "'\(name)'", in: -Int(Int32.max)...Int(Int32.max),

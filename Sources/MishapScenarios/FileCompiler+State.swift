@@ -159,7 +159,7 @@ extension FileCompiler {
                 }
             }
             if operation == nil {
-                if declared.kind == .string, let text = valueNode.scalar?.string, text.contains("{{") {
+                if declared.kind == .string, let text = valueNode.scalar?.string, text.holdsDoubleBrace {
                     guard let template = template(text, escaping: .none, at: valueNode) else { valid = false; continue }
                     operation = .text(template)
                 } else {

@@ -321,6 +321,14 @@ struct DiagnosticTests {
               - name: a
                 respond: { text: "{{query.x" }
             """, line: 4, column: 22, containing: ["unclosed placeholder"])
+        // A condition's value holding `{{` is a template too, found byte by byte as in a body.
+        expectSingleDiagnostic("""
+            endpoint: GET /x
+            rules:
+              - name: a
+                when: { query: { y: "{{query.x" } }
+                respond: { status: 200 }
+            """, line: 4, column: 25, containing: ["unclosed placeholder"])
     }
 
     // MARK: Rules and cycles
