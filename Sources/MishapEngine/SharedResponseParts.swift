@@ -14,17 +14,35 @@ public final class SharedResponseParts: @unchecked Sendable {
         var body: [UInt8]
     }
 
-    // Each table maps a part's hash, computed once when the part comes, to the parts stored
-    // under it (almost always one). A body or field list as a plain key was hashed byte by byte
-    // at every lookup and again each time its table grew (a tenth of loading the default
-    // scenarios). And `Int` keys cost no protocol conformance lookup: a table keyed by a type
-    // of its own made the Swift runtime scan every conformance record of the binary when its
-    // storage type was first made (that key is `Hashable`, is `[Field]` `Equatable`...), about
-    // 1.3 million instructions of loading the default scenarios for these four tables.
-    private var fieldLists: [Int: [[Field]]] = [:]
-    private var headerLists: [Int: [(fields: [Field], headers: [(name: String, value: Template)])]] = [:]
-    private var bodies: [Int: [(bytes: [UInt8], body: Template)]] = [:]
-    private var preparedResponses: [Int: [(fields: PreparedFields, response: PreparedResponse)]] = [:]
+    /// Parts filed under their hash, computed once when a part comes: the first part of each
+    /// hash in one table, any other of the same hash (rare) in a second. A body or field list
+    /// as a plain key was hashed byte by byte at every lookup and again each time its table
+    /// grew (a tenth of loading the default scenarios). And `Int` keys cost no protocol
+    /// conformance lookup: a table keyed by a type of its own made the Swift runtime scan every
+    /// conformance record of the binary when its storage was first made (is that key
+    /// `Hashable`, is `[Field]` `Equatable`...), about 0.9 million instructions of loading the
+    /// default scenarios for these four tables. (A list of parts for every hash cost 100,000
+    /// rules 2 MiB and a tenth of a second more.)
+    private struct HashedTable<Part> {
+        private var first: [Int: Part] = [:]
+        private var more: [Int: [Part]] = [:]
+
+        /// The part filed under `hash` that `matches`, if any.
+        func find(_ hash: Int, _ matches: (Part) -> Bool) -> Part? {
+            guard let part = first[hash] else { return nil }
+            if matches(part) { return part }
+            return more[hash]?.first(where: matches)
+        }
+
+        mutating func add(_ part: Part, hash: Int) {
+            if first[hash] == nil { first[hash] = part } else { more[hash, default: []].append(part) }
+        }
+    }
+
+    private var fieldLists = HashedTable<[Field]>()
+    private var headerLists = HashedTable<(fields: [Field], headers: [(name: String, value: Template)])>()
+    private var bodies = HashedTable<(bytes: [UInt8], body: Template)>()
+    private var preparedResponses = HashedTable<(fields: PreparedFields, response: PreparedResponse)>()
 
     public init() {}
 
@@ -43,8 +61,8 @@ public final class SharedResponseParts: @unchecked Sendable {
     /// `fields` as stored the first time an equal list came.
     func fields(_ fields: [Field]) -> [Field] {
         let hash = Self.hash(of: fields)
-        if let known = fieldLists[hash]?.first(where: { $0 == fields }) { return known }
-        fieldLists[hash, default: []].append(fields)
+        if let known = fieldLists.find(hash, { $0 == fields }) { return known }
+        fieldLists.add(fields, hash: hash)
         return fields
     }
 
@@ -52,16 +70,16 @@ public final class SharedResponseParts: @unchecked Sendable {
     /// as stored the first time.
     func headers(_ headers: [(name: String, value: Template)], renderedAs fields: [Field]) -> [(name: String, value: Template)] {
         let hash = Self.hash(of: fields)
-        if let known = headerLists[hash]?.first(where: { $0.fields == fields }) { return known.headers }
-        headerLists[hash, default: []].append((fields, headers))
+        if let known = headerLists.find(hash, { $0.fields == fields }) { return known.headers }
+        headerLists.add((fields, headers), hash: hash)
         return headers
     }
 
     /// A body without placeholders, as stored the first time an equal one came.
     func body(_ body: Template, bytes: [UInt8]) -> Template {
         let hash = Self.hash(of: bytes)
-        if let known = bodies[hash]?.first(where: { $0.bytes == bytes }) { return known.body }
-        bodies[hash, default: []].append((bytes, body))
+        if let known = bodies.find(hash, { $0.bytes == bytes }) { return known.body }
+        bodies.add((bytes, body), hash: hash)
         return body
     }
 
@@ -73,9 +91,9 @@ public final class SharedResponseParts: @unchecked Sendable {
         hasher.combine(Self.hash(of: body))
         let hash = hasher.finalize()
         let fields = PreparedFields(status: status, headers: headers, body: body)
-        if let known = preparedResponses[hash]?.first(where: { $0.fields == fields }) { return known.response }
+        if let known = preparedResponses.find(hash, { $0.fields == fields }) { return known.response }
         let made = PreparedResponse(plan: ResponsePlan(status: status, headers: headers, body: body))
-        preparedResponses[hash, default: []].append((fields, made))
+        preparedResponses.add((fields, made), hash: hash)
         return made
     }
 }
