@@ -250,20 +250,31 @@ extension FileCompiler {
     // MARK: JSON bodies
 
     /// Writes a YAML tree as JSON text, with placeholders inside strings escaped at render time.
+    ///
+    /// The text between two placeholders is written into one buffer as it comes (`run`), not
+    /// made a segment of its own for each brace, comma and string: a body's dozens of small
+    /// arrays were each allocated here and freed when the template merged them.
     mutating func jsonSegments(_ node: YAMLNode) -> [Template.Segment]? {
         var segments: [Template.Segment] = []
+        var run: [UInt8] = []
         var valid = true
-        func literal(_ text: String) { segments.append(.literal(Array(text.utf8))) }
+        func literal(_ text: String) { run.append(contentsOf: text.utf8) }
+        // A segment gets a copy of its exact size: the buffer grew by doubling, and a template
+        // keeps its literals for as long as its rule set is loaded.
+        func flush() {
+            if run.isEmpty { return }
+            segments.append(.literal(Array(run)))
+            run.removeAll(keepingCapacity: true)
+        }
         func quoted(_ text: String, at node: YAMLNode, _ compiler: inout FileCompiler) {
             literal("\"")
             guard let parts = compiler.placeholderParts(text, at: node) else { valid = false; return }
             for part in parts {
                 switch part {
                 case .text(let text):
-                    var escaped: [UInt8] = []
-                    JSONEscaping.appendEscaped(text, to: &escaped)
-                    segments.append(.literal(escaped))
+                    JSONEscaping.appendEscaped(text, to: &run)
                 case .value(let source):
+                    flush()
                     segments.append(.value(source))
                 }
             }
@@ -302,6 +313,7 @@ extension FileCompiler {
             }
         }
         write(node, &self)
+        flush()
         return valid ? segments : nil
     }
 }
