@@ -22,8 +22,8 @@ public final class SharedResponseParts: @unchecked Sendable {
     /// conformance record of the binary when its storage was first made (is that key
     /// `Hashable`, is `[Field]` `Equatable`...), about 0.9 million instructions of loading the
     /// default scenarios for these four tables. (A list of parts for every hash cost 100,000
-    /// rules 2 MiB and a tenth of a second more.)
-    private struct HashedTable<Part> {
+    /// rules 2 MiB and a tenth of a second more.) Internal, not private, for its tests.
+    struct HashedTable<Part> {
         private var first: [Int: Part] = [:]
         private var more: [Int: [Part]] = [:]
 

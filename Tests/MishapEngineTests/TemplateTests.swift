@@ -78,4 +78,20 @@ import Testing
         #expect(shared.prepared(status: 200, headers: [], body: Array("{}".utf8)) !== ok)
         #expect(shared.prepared(status: 200, headers: json, body: Array("{ }".utf8)) !== ok)
     }
+
+    /// Parts of one hash (a collision, which 64-bit hashes make rare) are all kept, each found
+    /// by its own value, and none is found under another hash.
+    @Test func partsOfOneHashAreKeptApart() {
+        var table = SharedResponseParts.HashedTable<String>()
+        #expect(table.find(7, { _ in true }) == nil)
+        for part in ["first", "second", "third"] { table.add(part, hash: 7) }
+        table.add("other", hash: 8)
+        for part in ["first", "second", "third"] {
+            #expect(table.find(7, { $0 == part }) == part)
+        }
+        #expect(table.find(7, { $0 == "other" }) == nil)
+        #expect(table.find(8, { $0 == "other" }) == "other")
+        #expect(table.find(8, { $0 == "first" }) == nil)
+        #expect(table.find(9, { _ in true }) == nil)
+    }
 }
