@@ -144,7 +144,7 @@ struct Serve: ParsableCommand {
             _ = FileDescriptor.writeAll(1, text)
         }
         fflush(nil)
-        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism))" } ?? "")")
+        logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism.rawValue))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = FileDescriptor.writeAll(descriptor, url + "\n")
             close(descriptor)
