@@ -15,6 +15,8 @@ What is measured, each against the targets of the performance issue:
                    every request takes the one shared set's lock)                 >= 0.60
                and Mishap with the request log on (the default; lines to /dev/null) against
                the same with it off                                              >= 0.80
+               For the first three, the servers' CPU time per request as well, user and kernel
+               (from /proc/PID/stat over each wrk run; medians, info): what the req/s follow.
   scaling      Mishap on 1,000 generated rules over 100 endpoints (plus the default scenarios)
                against Mishap on the default scenarios alone, same URL; ratio = big / default,
                >= 0.80 means a throughput drop of at most 20%. In the same folder, the last of
@@ -43,7 +45,7 @@ result column checks. FAIL! marks a miss by more than 25% of the target, which m
 run exit 1; a plain FAIL is within noise range of the target and is reported only. The load
 generator shares the cores with the server under test: absolute numbers drift from run to run,
 only figures of the same run are comparable. Rows marked `info` carry no target: the request
-log's cost, and the anonymous part of the RSS (VmRSS also counts the pages of shared libraries the process has touched).
+log's cost, the CPU time per request, and the anonymous part of the RSS (VmRSS also counts the pages of shared libraries the process has touched).
 
 --smoke runs everything once and briefly (wrk -d1s, 1 round, startup 3 times, no 60 s run) and
 asserts nothing about speed: it exits 0 when every server built, started and answered correctly.
@@ -112,6 +114,15 @@ def rss_mib(pid: int, field: str = "VmRSS") -> float:
             if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     raise BenchError(f"no {field} for pid {pid}")
+
+
+def cpu_seconds(pid: int) -> tuple:
+    """The user and kernel CPU seconds a process (all its threads) has used, from /proc/PID/stat
+    (fields 14 and 15, in clock ticks; the command name before them may hold spaces)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / ticks, int(fields[12]) / ticks
 
 
 def stop_process(process: subprocess.Popen) -> None:
@@ -232,6 +243,8 @@ class WrkResult:
     p50_ms: float = None
     non_2xx: int = 0
     socket_errors: int = 0
+    user_us: float = None    # the server's user CPU per request, microseconds (set by alternate)
+    kernel_us: float = None  # the same in the kernel
 
 
 def to_ms(text: str) -> float:
@@ -348,12 +361,19 @@ def alternate(label: str, targets: list, path: str, args, script: Path = None, l
         if round_number % 2:
             order.reverse()
         for index, (name, server, target_path) in order:
+            process = getattr(server, "process", None)  # a Server; an HTTPSURL is only a URL
+            before = cpu_seconds(process.pid) if process else None
             result = wrk(server.url(target_path or path), connections, args.duration, args.threads, script,
                          latency=latency, expect_2xx=expect_2xx, headers=headers)
+            if before:
+                user, kernel = cpu_seconds(process.pid)
+                result.user_us = (user - before[0]) * 1e6 / result.requests
+                result.kernel_us = (kernel - before[1]) * 1e6 / result.requests
             results[index].append(result)
             figure = f"p99 {result.p99_ms:.2f} ms, " if latency else ""
             errors = f" ({result.socket_errors} socket errors)" if result.socket_errors else ""
-            log(f"  {label} round {round_number + 1}: {name:<22} {figure}{result.requests_per_second:>10,.0f} req/s{errors}")
+            cpu = f", CPU a request: user {result.user_us:.2f} us, kernel {result.kernel_us:.2f} us" if before else ""
+            log(f"  {label} round {round_number + 1}: {name:<22} {figure}{result.requests_per_second:>10,.0f} req/s{cpu}{errors}")
     return results
 
 
@@ -660,6 +680,12 @@ def main() -> int:
             log("  per-round ratios: " + ", ".join(f"{a.requests_per_second / b.requests_per_second:.2f}"
                                                    for a, b in zip(m_runs, c_runs)))
             rows.append(Row(what, rps(c), rps(m), f"{m / c:.2f}", f">= {target:.2f}x", m / c, ">=", (target,)))
+            short = what.split(" (")[0]
+            for kind in ("user", "kernel"):
+                c_cpu = statistics.median(getattr(r, kind + "_us") for r in c_runs)
+                m_cpu = statistics.median(getattr(r, kind + "_us") for r in m_runs)
+                rows.append(Row(f"info: {short}, {kind} CPU per request (us)", f"{c_cpu:.2f}", f"{m_cpu:.2f}",
+                                f"{m_cpu / c_cpu:.2f}" if c_cpu else "-", "(none)", 0, "info", ()))
 
         m_state = mishap("mishap-state", state_folder)
         expect(m_state, "GET", COUNTED, 200, b'"userName":"someone"')
