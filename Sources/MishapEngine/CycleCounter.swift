@@ -16,8 +16,7 @@ public final class CycleCounter: Sendable {
     func next(length: Int, session: String?, limit: Int = EngineOptions.defaultMaxSessions) -> Int {
         let taken: UInt
         if let session {
-            let key = SessionKey.of(session)
-            taken = sessions.withLock { $0.take(key, limit: limit) }
+            taken = sessions.withLock { $0.take(session, limit: limit) }
         } else {
             taken = shared.wrappingAdd(1, ordering: .relaxed).oldValue
         }
@@ -27,7 +26,7 @@ public final class CycleCounter: Sendable {
     /// The position the session's next request takes (the shared count's without a session), in
     /// `0..<length`, without taking it: for showing where a cycle stands.
     public func position(length: Int, session: String?) -> Int {
-        let count = session.map { session in sessions.withLock { $0.peek(SessionKey.of(session)) } } ?? shared.load(ordering: .relaxed)
+        let count = session.map { session in sessions.withLock { $0.peek(session) } } ?? shared.load(ordering: .relaxed)
         return Int(count % UInt(max(1, length)))
     }
 
@@ -39,8 +38,7 @@ public final class CycleCounter: Sendable {
 
     /// Starts one session's count over.
     public func reset(session: String) {
-        let key = SessionKey.of(session)
-        sessions.withLock { $0.remove(key) }
+        sessions.withLock { $0.remove(session) }
     }
 
     /// The sessions whose counts are kept now.

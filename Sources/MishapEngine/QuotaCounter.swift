@@ -32,7 +32,7 @@ public final class QuotaCounter: Sendable {
     func take(key: String?, limit: Int, window: Int64, now: Int64, keyLimit: Int) -> Decision {
         windows.withLock { windows in
             if let key {
-                let box = windows.keyed.value(for: SessionKey.of(key), limit: keyLimit) { Box() }
+                let box = windows.keyed.value(for: key, limit: keyLimit) { Box() }
                 return box.window.take(limit: limit, window: window, now: now)
             }
             return windows.unkeyed.take(limit: limit, window: window, now: now)
@@ -46,7 +46,7 @@ public final class QuotaCounter: Sendable {
 
     /// Starts one key's count over (a session's, for a quota counted per session).
     public func reset(key: String) {
-        windows.withLock { $0.keyed.remove(SessionKey.of(key)) }
+        windows.withLock { $0.keyed.remove(key) }
     }
 }
 

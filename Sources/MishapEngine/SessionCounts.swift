@@ -1,10 +1,13 @@
 /// Per-session counts in two generations: a session is looked up in the current one, then the
-/// previous; when the current one holds `limit / 2` sessions it becomes the previous one and the
-/// old previous is dropped. So at most `limit` sessions are kept, the least recently seen go
-/// first, and each request costs O(1).
+/// previous; when the current one holds `limit / 2` sessions, or their values take more than
+/// `SessionKeyBudget` allows, it becomes the previous one and the old previous is dropped. So at
+/// most `limit` sessions are kept, the least recently seen go first, memory is bounded however
+/// long the values clients send, and each request costs O(1). A session is kept by its whole
+/// value: two different sessions never share a count.
 struct SessionCounts {
     private var current: [String: UInt] = [:]
     private var previous: [String: UInt] = [:]
+    private var budget = SessionKeyBudget()
 
     var count: Int { current.count + previous.count }
 
@@ -15,11 +18,13 @@ struct SessionCounts {
             return value
         }
         let value = previous.removeValue(forKey: key) ?? 0
-        if current.count >= max(1, limit / 2) {
+        if budget.isFull(adding: key, count: current.count, limit: limit) {
             previous = current
             current = [:]
+            budget.startGeneration()
         }
         current[key] = value &+ 1
+        budget.add(key)
         return value
     }
 
@@ -34,19 +39,28 @@ struct SessionCounts {
     }
 }
 
-/// What a session is known by: its value, or for a long one (over 128 bytes) its first 64 bytes
-/// and a 64-bit hash of the whole, so a client sending huge session values cannot make each
-/// remembered session cost kilobytes.
-enum SessionKey {
-    static let longest = 128
+/// When a generation of session values is full: at `limit / 2` sessions, or when their values
+/// take more than `bytesPerSession` each on average. Sessions are kept by their whole value (a
+/// short hash of a long one could be matched by another session); long values only make the
+/// generations turn sooner.
+struct SessionKeyBudget: Sendable {
+    /// The bytes of value a session may take on average: a UUID and a test name fit.
+    static let bytesPerSession = 128
 
-    static func of(_ session: String) -> String {
-        let utf8 = session.utf8
-        guard utf8.count > longest else { return session }
-        // FNV-1a: deterministic across runs, unlike Hasher, so resets find the same key.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        let head = String(decoding: utf8.prefix(64), as: UTF8.self)
-        return head + "#" + String(hash, radix: 16) + "/" + String(utf8.count)
+    /// The bytes of the current generation's values.
+    private var bytes = 0
+
+    /// Whether the current generation, holding `count` sessions, has no room for `key`.
+    func isFull(adding key: String, count: Int, limit: Int) -> Bool {
+        let sessions = max(1, limit / 2)
+        return count >= sessions || (count > 0 && bytes + key.utf8.count > sessions * Self.bytesPerSession)
+    }
+
+    mutating func add(_ key: String) {
+        bytes += key.utf8.count
+    }
+
+    mutating func startGeneration() {
+        bytes = 0
     }
 }

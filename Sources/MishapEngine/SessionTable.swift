@@ -1,11 +1,13 @@
 /// Values kept per session in two generations: a session is looked up in the current one, then
-/// the previous; when the current one holds `limit / 2` sessions it becomes the previous one and
-/// the old previous is dropped. So at most `limit` sessions are kept, the least recently seen go
-/// first, and each lookup costs O(1). (Cycle counts keep their own copy of this scheme, for
+/// the previous; when the current one is full (`SessionKeyBudget`: `limit / 2` sessions, or their
+/// values' bytes) it becomes the previous one and the old previous is dropped. So at most
+/// `limit` sessions are kept, the least recently seen go first, and each lookup costs O(1). A
+/// session is kept by its whole value. (Cycle counts keep their own copy of this scheme, for
 /// plain counts.)
 struct SessionTable<Value> {
     private var current: [String: Value] = [:]
     private var previous: [String: Value] = [:]
+    private var budget = SessionKeyBudget()
 
     var count: Int { current.count + previous.count }
 
@@ -13,11 +15,13 @@ struct SessionTable<Value> {
     mutating func value(for key: String, limit: Int, make: () -> Value) -> Value {
         if let value = current[key] { return value }
         let value = previous.removeValue(forKey: key) ?? make()
-        if current.count >= max(1, limit / 2) {
+        if budget.isFull(adding: key, count: current.count, limit: limit) {
             previous = current
             current = [:]
+            budget.startGeneration()
         }
         current[key] = value
+        budget.add(key)
         return value
     }
 
@@ -41,6 +45,7 @@ struct SessionTable<Value> {
         var table = SessionTable<Other>()
         table.current = current.mapValues(transform)
         table.previous = previous.mapValues(transform)
+        table.budget = budget
         return table
     }
 }

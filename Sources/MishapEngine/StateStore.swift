@@ -50,7 +50,7 @@ public final class StateStore: Sendable {
         sets.withLock { sets in
             let set: StateSet
             if let session {
-                set = sets.sessions.value(for: SessionKey.of(session), limit: limit) {
+                set = sets.sessions.value(for: session, limit: limit) {
                     StateSet(declarations: declarations, now: now)
                 }
             } else if let shared = sets.shared {
@@ -67,7 +67,7 @@ public final class StateStore: Sendable {
     /// the milliseconds until it reverts. A session not seen has its initial values.
     public func snapshot(session: String?, now: Int64) -> [(declaration: StateDeclaration, value: StateValue, remaining: Int64?)] {
         sets.withLock { sets in
-            let set = session.map { sets.sessions.peek(SessionKey.of($0)) } ?? sets.shared
+            let set = session.map { sets.sessions.peek($0) } ?? sets.shared
             return declarations.enumerated().map { slot, declaration in
                 guard let set else { return (declaration, declaration.initial, nil) }
                 return (declaration, set.value(slot, now: now), set.remaining(slot, now: now))
@@ -99,7 +99,7 @@ public final class StateStore: Sendable {
 
     /// Starts one session's set over.
     public func reset(session: String) {
-        sets.withLock { $0.sessions.remove(SessionKey.of(session)) }
+        sets.withLock { $0.sessions.remove(session) }
     }
 
     /// The sessions whose sets are kept now.
