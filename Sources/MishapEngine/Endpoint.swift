@@ -44,6 +44,7 @@ public final class Endpoint: Sendable {
         var headers: [Field] = []
         if var refusal = quota.take(&context, headers: &headers) {
             refusal.endpoint = name
+            refusal.rule = Quota.endpointRuleName
             refusal.fitResponseHead(room: context.request.responseHeaderRoom)
             return refusal
         }

@@ -36,6 +36,10 @@ public struct Quota: Sendable {
     public let exceeded: ResponseTemplate?
     public let counter: QuotaCounter
 
+    /// The rule an endpoint's quota refusals are journaled under (`?rule=quota` finds them); a
+    /// rule's quota refusals carry that rule's name.
+    public static let endpointRuleName = "quota"
+
     public init(limit: Int, windowMilliseconds: Int, key: Key = .session, retryAfterDate: Bool = false,
                 headerStyle: HeaderStyle = .classic, exceeded: ResponseTemplate? = nil, counter: QuotaCounter = QuotaCounter()) {
         self.limit = max(1, limit)
