@@ -138,3 +138,24 @@ extension ResponsePlan {
         return plan
     }
 }
+
+extension Endpoint {
+    /// About how many bytes its answers hold (their literal text), for the byte budget of the
+    /// rules added at runtime.
+    var heldBytes: Int {
+        func size(_ template: ResponseTemplate?) -> Int {
+            guard let template else { return 0 }
+            return template.body.capacityHint + template.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.capacityHint }
+        }
+        var total = size(quota?.exceeded)
+        for rule in rules {
+            total += size(rule.quota?.exceeded)
+            switch rule.action {
+            case .respond(let template): total += size(template)
+            case .cycle(let steps, _):
+                for case .respond(let template) in steps { total += size(template) }
+            }
+        }
+        return total
+    }
+}

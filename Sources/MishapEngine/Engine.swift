@@ -51,8 +51,7 @@ public final class Engine: Sendable {
                                    maxSessions: options.maxSessions, random: random, clock: options.clock)
         let forced = request.headerValue(options.ruleHeader)
         if let runtime, !runtime.isEmpty {
-            let now = context.now
-            for entry in runtime.candidates(session: context.session, now: now) {
+            for entry in runtime.candidates(session: context.session, path: request.path, now: context.now) {
                 if let plan = answer(entry, &context) { return plan }
             }
         }
@@ -96,7 +95,10 @@ public final class Engine: Sendable {
             return plan
         }
         switch entry.kind {
-        case .rules(let endpoints):
+        case .rules:
+            // Compiled against this engine's state slots, never another's: a reload's new
+            // engine and the one it replaces may both be answering.
+            guard let endpoints = entry.endpoints(forState: state?.generation) else { return nil }
             for endpoint in endpoints {
                 if let plan = attempt(endpoint, forcing: nil) { return plan }
             }

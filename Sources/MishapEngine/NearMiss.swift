@@ -31,8 +31,9 @@ extension Engine {
         var runtimeEndpoints: [Endpoint] = []
         if let runtime, !runtime.isEmpty {
             let now = context.now
-            for entry in runtime.candidates(session: context.session, now: now) {
-                if case .rules(let added) = entry.kind { runtimeEndpoints += added }
+            for entry in runtime.candidates(session: context.session, path: request.path, now: now) {
+                // Compiled against this engine's state slots (see `answer(_:_:)`).
+                if let added = entry.endpoints(forState: state?.generation) { runtimeEndpoints += added }
             }
         }
         for endpoint in runtimeEndpoints + endpoints {

@@ -10,6 +10,11 @@ import Synchronization
 public final class StateStore: Sendable {
     /// The declared values, in slot order.
     public let declarations: [StateDeclaration]
+    /// This store's number, unique in the process: rules compiled against its slots (rules
+    /// added at runtime, compiled again for each store a reload makes) say which store they
+    /// were compiled for, so no rule is ever evaluated against another store's slots.
+    public let generation: Int
+    private static let generations = Atomic<Int>(1)
     private let slots: [String: Int]
     private let sets: Mutex<Sets>
 
@@ -22,6 +27,7 @@ public final class StateStore: Sendable {
     /// over (shared and per session), read at `now`.
     public init(declarations: [StateDeclaration], carryingOver previous: StateStore? = nil, now: Int64 = 0) {
         self.declarations = declarations
+        generation = Self.generations.wrappingAdd(1, ordering: .relaxed).oldValue
         var slots: [String: Int] = [:]
         for (slot, declaration) in declarations.enumerated() { slots[declaration.name] = slot }
         self.slots = slots

@@ -16,35 +16,43 @@ extension MishapService {
     /// Adds the rules of scenario text (one file: `endpoint:` and `rules:`, or `endpoints:`),
     /// tried before the files' rules: for every request, or for `session`'s; for `times`
     /// answers and then gone, or for `ttlMilliseconds`, or until removed.
+    ///
+    /// Compiled against the state of the scenarios in force, with reloads held off meanwhile:
+    /// rules compiled against one set's state slots are never evaluated with another's.
     public func addRules(yaml text: String, session: String? = nil, times: Int? = nil,
                          ttlMilliseconds: Int? = nil) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
-        let compiled: ScenarioSet
-        do throws(ScenarioError) {
-            compiled = try ScenarioLoader.loadRuntime(yaml: text, state: scenarios.state)
-        } catch {
-            return .failure(.problems(error))
+        reloading.withLock { _ in
+            let state = scenarios.state
+            let compiled: ScenarioSet
+            do throws(ScenarioError) {
+                compiled = try ScenarioLoader.loadRuntime(yaml: text, state: state)
+            } catch {
+                return .failure(.problems(error))
+            }
+            return add(.rules(compiled.endpoints), state: state, session: session, times: times,
+                       ttlMilliseconds: ttlMilliseconds, source: text)
         }
-        return add(.rules(compiled.endpoints), session: session, times: times, ttlMilliseconds: ttlMilliseconds,
-                   source: text, ruleCount: compiled.ruleCount)
     }
 
     /// Makes requests to a file endpoint (`POST /login`) answer with its rule `rule`, as
     /// `X-Mishap-Rule` would: `times` of them (or all, for a while, or until removed).
     public func force(endpoint name: String, rule: String, session: String? = nil, times: Int? = nil,
                       ttlMilliseconds: Int? = nil) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
-        let engine = self.engine
-        let normalized = Self.normalizedEndpoint(name)
-        guard let endpoint = engine.endpoint(named: normalized) else {
-            let names = engine.endpoints.map(\.name)
-            return .failure(.unknown("no endpoint '\(name)'\(Suggestion.hint(for: normalized, in: names)); the endpoints are "
-                + names.joined(separator: ", ")))
+        reloading.withLock { _ in
+            let engine = self.engine
+            let normalized = Self.normalizedEndpoint(name)
+            guard let endpoint = engine.endpoint(named: normalized) else {
+                let names = engine.endpoints.map(\.name)
+                return .failure(.unknown("no endpoint '\(name)'\(Suggestion.hint(for: normalized, in: names)); the endpoints are "
+                    + names.joined(separator: ", ")))
+            }
+            guard let found = endpoint.rules.first(where: { $0.isNamed(rule) }) else {
+                return .failure(.unknown("no rule '\(rule)' in \(endpoint.name)\(Suggestion.hint(for: rule, in: endpoint.rules.map(\.name))); its rules are "
+                    + endpoint.rules.map(\.name).joined(separator: ", ")))
+            }
+            return add(.force(endpoint: endpoint.name, rule: found.name), state: nil, session: session, times: times,
+                       ttlMilliseconds: ttlMilliseconds, source: nil)
         }
-        guard let found = endpoint.rules.first(where: { $0.isNamed(rule) }) else {
-            return .failure(.unknown("no rule '\(rule)' in \(endpoint.name)\(Suggestion.hint(for: rule, in: endpoint.rules.map(\.name))); its rules are "
-                + endpoint.rules.map(\.name).joined(separator: ", ")))
-        }
-        return add(.force(endpoint: endpoint.name, rule: found.name), session: session, times: times,
-                   ttlMilliseconds: ttlMilliseconds, source: nil, ruleCount: 1)
     }
 
     /// `post /login` as the engine names it: `POST /login`.
@@ -54,13 +62,15 @@ extension MishapService {
         return parts[0].uppercased() + " " + parts[1]
     }
 
-    private func add(_ kind: RuntimeRules.Entry.Kind, session: String?, times: Int?, ttlMilliseconds: Int?, source: String?,
-                     ruleCount: Int) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
+    private func add(_ kind: RuntimeRules.Entry.Kind, state: StateStore?, session: String?, times: Int?,
+                     ttlMilliseconds: Int?, source: String?) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
         let now = options.engine.clock()
-        let added = runtime.add(session: session, ruleCount: ruleCount, maxRules: options.maxRuntimeRules,
-                                maxRulesPerSession: options.maxRuntimeRulesPerSession, now: now) { id in
-            RuntimeRules.Entry(id: id, session: session, kind: kind, times: times,
-                               expiresAt: ttlMilliseconds.map { now + Int64($0) }, addedAt: WallClock.nowMilliseconds(), source: source)
+        let limits = RuntimeRules.Limits(rules: options.maxRuntimeRules, rulesPerSession: options.maxRuntimeRulesPerSession,
+                                         bytes: options.maxRuntimeRuleBytes)
+        let added = runtime.add(session: session, limits: limits, now: now) { number in
+            RuntimeRules.Entry(number: number, session: session, kind: kind, state: state, times: times,
+                               expiresAt: ttlMilliseconds.map { now + Int64($0) }, addedAt: WallClock.nowMilliseconds(),
+                               source: source)
         }
         switch added {
         case .success(let entry): return .success(entry)
@@ -68,29 +78,34 @@ extension MishapService {
         }
     }
 
-    /// After a reload: each runtime entry compiled again against the new scenarios (their state
-    /// may have changed), kept with its answers and expiry; one that no longer compiles, or
-    /// forces a rule that is gone, is dropped with a warning.
+    /// During a reload, before `engine` is in force: each runtime entry whose rules read state
+    /// and were compiled for another state store is compiled again for the new one, kept with
+    /// its answers and expiry (the engine it replaces keeps evaluating the earlier compilation
+    /// until it is done); one that no longer compiles, or forces a rule that is gone, is
+    /// removed with a warning. Rules that read no state serve with any store, and keep their
+    /// cycle positions.
     func recompileRuntimeRules(for scenarios: ScenarioSet, engine: Engine) {
-        runtime.replaceAll { entry in
+        var removed: Set<String> = []
+        for entry in runtime.list(now: options.engine.clock()) {
             switch entry.kind {
             case .rules:
-                guard let source = entry.source else { return entry }
+                guard entry.needsCompiling(for: scenarios.state), let source = entry.source else { continue }
                 do throws(ScenarioError) {
                     let compiled = try ScenarioLoader.loadRuntime(yaml: source, state: scenarios.state)
-                    return entry.replacing(.rules(compiled.endpoints))
+                    entry.addCompilation(compiled.endpoints, for: scenarios.state)
                 } catch {
                     logger.warning("rules \(entry.id) added at runtime no longer load after the reload; removed",
                                    metadata: error.logMetadata)
-                    return nil
+                    removed.insert(entry.id)
                 }
             case .force(let name, let rule):
                 guard let endpoint = engine.endpoint(named: name), endpoint.rules.contains(where: { $0.name == rule }) else {
                     logger.warning("rule \(entry.id) added at runtime forces \(name) rule \(rule), which the reload removed; removed")
-                    return nil
+                    removed.insert(entry.id)
+                    continue
                 }
-                return entry
             }
         }
+        runtime.remove(ids: removed)
     }
 }

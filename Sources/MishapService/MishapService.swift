@@ -42,8 +42,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         let loadedAt: Int64
     }
     private let loaded: Mutex<Loaded>
-    /// Serializes reloads (a file event and SIGHUP at once).
-    private let reloading = Mutex(())
+    /// Serializes reloads (a file event and SIGHUP at once), and rules added at runtime with
+    /// them (they are compiled against the state of the scenarios in force).
+    let reloading = Mutex(())
     private let reloadCount = Atomic<Int>(0)
     /// The problems of the last reload when it failed (the previous scenarios kept serving).
     private let lastFailure = Mutex<ScenarioError?>(nil)

@@ -38,12 +38,17 @@ public struct ServiceOptions: Sendable {
     public var maxRuntimeRulesPerSession: Int
     public static let defaultMaxRuntimeRules = 10_000
     public static let defaultMaxRuntimeRulesPerSession = 1_000
+    /// Bytes the rules added at runtime may hold in all (their text and their compiled
+    /// answers); past it an addition is refused with 507.
+    public var maxRuntimeRuleBytes: Int
+    public static let defaultMaxRuntimeRuleBytes = 64 << 20
 
     public init(engine: EngineOptions = EngineOptions(), journalSize: Int = 1000, journalBodyLimit: Int = 64 << 10,
                 admin: Bool = true, adminToken: String? = nil, logRequests: Bool = true, cors: CORSPolicy? = nil,
                 sessionPrefix: String? = ServiceOptions.defaultSessionPrefix,
                 maxRuntimeRules: Int = ServiceOptions.defaultMaxRuntimeRules,
                 maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession,
+                maxRuntimeRuleBytes: Int = ServiceOptions.defaultMaxRuntimeRuleBytes,
                 upstream: UpstreamOptions? = nil,
                 upstreamAnswers: (@Sendable (Request, UpstreamResult) -> Void)? = nil) {
         self.sessionPrefix = sessionPrefix
@@ -51,6 +56,7 @@ public struct ServiceOptions: Sendable {
         self.upstreamAnswers = upstreamAnswers
         self.maxRuntimeRules = maxRuntimeRules
         self.maxRuntimeRulesPerSession = maxRuntimeRulesPerSession
+        self.maxRuntimeRuleBytes = maxRuntimeRuleBytes
         self.engine = engine
         self.journalSize = journalSize
         self.journalBodyLimit = journalBodyLimit

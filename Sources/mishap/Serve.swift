@@ -85,6 +85,7 @@ struct Serve: ParsableCommand {
                         journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken,
                         cors: options.corsPolicy, sessionPrefix: options.sessionPrefixOption,
                         maxRuntimeRules: options.maxRuntimeRules, maxRuntimeRulesPerSession: options.maxRuntimeRulesPerSession,
+                        maxRuntimeRuleBytes: options.maxRuntimeRuleBytes,
                         upstream: options.upstreamOptions.options),
                     server: ServerConfiguration(
                         host: options.host, port: UInt16(options.port.number ?? 0), threads: options.threads,

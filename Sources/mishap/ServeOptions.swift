@@ -74,6 +74,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("max-runtime-rules-per-session"), help: ArgumentHelp("Rules added at runtime kept for one session (or for requests without one).", valueName: "count"))
     var maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession
 
+    @Option(name: .customLong("max-runtime-rule-bytes"), help: ArgumentHelp("Bytes the rules added at runtime may hold in all (their text and their answers); past that an addition is refused with 507.", valueName: "bytes"))
+    var maxRuntimeRuleBytes: Int = ServiceOptions.defaultMaxRuntimeRuleBytes
+
     @Flag(name: .customLong("no-admin"), help: "Turn off the admin API under /__mishap/.")
     var noAdmin = false
 
@@ -142,6 +145,9 @@ struct ServeOptions: ParsableArguments {
         guard (0...1_000_000).contains(maxRuntimeRulesPerSession) else {
             throw ValidationError("--max-runtime-rules-per-session must be from 0 to 1000000")
         }
+        guard (0...(1 << 40)).contains(maxRuntimeRuleBytes) else {
+            throw ValidationError("--max-runtime-rule-bytes must be from 0 to 1099511627776")
+        }
         guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
@@ -181,6 +187,7 @@ struct ServeOptions: ParsableArguments {
         add("session-prefix", sessionPrefix)
         add("max-runtime-rules", maxRuntimeRules)
         add("max-runtime-rules-per-session", maxRuntimeRulesPerSession)
+        add("max-runtime-rule-bytes", maxRuntimeRuleBytes)
         if noAdmin { arguments.append("--no-admin") }
         add("admin-token", adminTokenOption)
         add("cors", cors)
