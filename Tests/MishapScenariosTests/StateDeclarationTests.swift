@@ -107,7 +107,7 @@ struct ReadmeStateExampleTests {
         let options = EngineOptions(clock: clock.function)
 
         let token = try ScenarioLoader.load(yaml: blocks[0]).makeEngine(options: options)
-        try token.setState([("accessToken", "t", nil), ("accessTokenLive", true, nil)], session: nil).get()
+        _ = try token.setState([("accessToken", "t", nil), ("accessTokenLive", true, nil)], session: nil).get()
         let me = Request(method: "GET", path: "/me", headers: [Field("Authorization", "Bearer t")])
         #expect((1...4).map { _ in token.respond(to: me).status } == [200, 200, 200, 404])
 
