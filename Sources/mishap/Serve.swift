@@ -92,7 +92,7 @@ struct Serve: ParsableCommand {
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
                         connectionTimeoutSeconds: options.connectionTimeout.milliseconds / 1000, eventLoop: options.eventLoop,
                         headTimeoutSeconds: options.headTimeout.milliseconds / 1000),
-                    watch: options.watch, tls: tls),
+                    watch: options.watch, tls: tls, watchSettle: options.watchSettle.duration),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")

@@ -98,6 +98,9 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
     var watch: MishapInstance.WatchMode = .auto
 
+    @Option(name: .customLong("watch-settle"), help: ArgumentHelp("How long a scenario file written in place must stay unchanged before it is read (one renamed into place is read at once). " + DurationOption.rule, valueName: "duration"))
+    var watchSettle = DurationOption(argument: "300ms")
+
     @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish. " + DurationOption.rule, valueName: "duration"))
     var grace = DurationOption(seconds: 10)
 
@@ -143,6 +146,7 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--max-runtime-rules-per-session must be from 0 to 1000000")
         }
         try grace.check("--grace")
+        try watchSettle.check("--watch-settle")
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
                 throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")
@@ -185,6 +189,7 @@ struct ServeOptions: ParsableArguments {
         add("admin-token", adminTokenOption)
         add("cors", cors)
         add("watch", watch.rawValue)
+        add("watch-settle", watchSettle)
         add("grace", grace)
         add("pid-file", pidFile)
         add("ready-fd", readyDescriptor)
