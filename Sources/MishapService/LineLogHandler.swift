@@ -114,7 +114,7 @@ public struct LineLogHandler: LogHandler {
 
     /// Request fields first, in reading order; any others after, by name.
     private static func order(_ key: String) -> (Int, String) {
-        let first = ["method", "path", "status", "fault", "rule", "endpoint", "durationMs", "closedEarly"]
+        let first = ["method", "path", "status", "fault", "rule", "endpoint", "durationMs", "closedEarly", "bodyIncomplete"]
         return (first.firstIndex(of: key) ?? first.count, key)
     }
 

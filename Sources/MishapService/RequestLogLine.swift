@@ -38,6 +38,7 @@ enum RequestLogLine {
                 line.literal(" durationMs=")
                 line.hundredths(hundredths)
                 if !request.completedNormally { line.literal(" closedEarly=true") }
+                if request.bodyIncomplete { line.literal(" bodyIncomplete=true") }
                 if let note = request.note { line.escapedPair(" unmatched=", note) }
                 if let upstream = request.upstream { line.escapedPair(" upstream=", upstream) }
                 line.byte(UInt8(ascii: "\n"))
@@ -67,6 +68,7 @@ enum RequestLogLine {
             appendStatic(#","durationMs":"#, to: &out)
             appendHundredths(hundredths, to: &out)
             if !request.completedNormally { appendStatic(#","closedEarly":true"#, to: &out) }
+            if request.bodyIncomplete { appendStatic(#","bodyIncomplete":true"#, to: &out) }
             if let note = request.note { jsonPair("unmatched", note, to: &out) }
             if let upstream = request.upstream { jsonPair("upstream", upstream, to: &out) }
             out.append(UInt8(ascii: "}"))
