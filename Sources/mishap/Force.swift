@@ -57,7 +57,7 @@ struct Force: ParsableCommand {
 
     func run() throws {
         guard let target else { throw ExitCode.validationFailure }
-        let server = url ?? PidFileOption.serverURL(pid) ?? "http://127.0.0.1:8080"
+        let server = url ?? PidFileOption.serverURL(pid) ?? defaultServerURL
         let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
         var query = ["endpoint=" + QueryText.encoded(target.endpoint), "rule=" + QueryText.encoded(target.rule)]
         if let times { query.append("times=\(times)") }

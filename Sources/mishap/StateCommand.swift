@@ -50,7 +50,7 @@ struct StateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let server = url ?? PidFileOption.serverURL(pid) ?? "http://127.0.0.1:8080"
+        let server = url ?? PidFileOption.serverURL(pid) ?? defaultServerURL
         let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
         var target = "/__mishap/state"
         if let session { target += "?session=" + QueryText.encoded(session) }
