@@ -153,9 +153,23 @@ enum QueryText {
 }
 
 extension PidFileOption {
-    /// The URL of the server the pid file names, when one runs.
+    /// The URL to call the server the pid file names at, when one runs (`reachableURL`).
     static func serverURL(_ option: PidFileOption) -> String? {
-        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) { return file.url }
+        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) { return file.url.map(reachableURL) }
         return nil
     }
+}
+
+/// `url` with an address that accepts connections on every interface (`0.0.0.0`, `::`, which a
+/// server bound there writes in its pid file) made the loopback one: the address to call it at,
+/// and one its certificate names.
+func reachableURL(_ url: String) -> String {
+    for (any, loopback) in [("://0.0.0.0:", "://127.0.0.1:"), ("://[::]:", "://[::1]:")] {
+        if let range = url.firstRange(of: any) {
+            var local = url
+            local.replaceSubrange(range, with: loopback)
+            return local
+        }
+    }
+    return url
 }

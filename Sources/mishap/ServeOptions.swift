@@ -104,7 +104,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish. " + DurationOption.rule, valueName: "duration"))
     var grace = DurationOption(seconds: 10)
 
-    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving.", valueName: "path"))
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving ($MISHAP_PID_FILE when not given).", valueName: "path"))
     var pidFile: String?
 
     /// Where `start` learns that the server is up: the URL is written to this descriptor, then it is closed.

@@ -26,7 +26,7 @@ struct Start: ParsableCommand {
     }
 
     func run() throws {
-        let pidPath = FileSystem.absolutePath(options.pidFile ?? "./mishap.pid")
+        let pidPath = FileSystem.absolutePath(options.pidFile ?? PidFileOption.defaultPath)
         let logPath = FileSystem.absolutePath(logFile)
         // The pid file is claimed before the server is started: of two starts at once with the
         // same pid file, one claims it and the other exits here, with no server of its own.

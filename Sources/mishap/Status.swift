@@ -54,7 +54,7 @@ struct Status: ParsableCommand {
             print("mishap is starting (pid \(file.pid)); not serving yet")
             throw ExitCode.failure
         case .server(let file, _):
-            print("mishap is running at \(file.url ?? "an unknown address") (pid \(file.pid))")
+            try report(file, token: token)
             return
         case .heldByAnother(let file):
             print("mishap: a server holds the pid file \(path), but the file names process \(file.pid), which is not that server")
@@ -76,6 +76,25 @@ struct Status: ParsableCommand {
             print("mishap is not running (\(withoutPidFile); nothing serves at \(defaultServerURL): \(failure))")
         }
         throw ExitCode.failure
+    }
+
+    /// Says how the server holding the pid file does: running when it answers at the URL the
+    /// file names (as Mishap's health endpoint or not: `--no-admin` has none), not when nothing
+    /// answers there (exit 1): the process alone is not a server that serves.
+    private func report(_ file: PidFile, token: String?) throws {
+        guard let url = file.url else {
+            print("mishap is running at an unknown address (pid \(file.pid))")
+            return
+        }
+        switch healthCheck(url: reachableURL(url), token: token) {
+        case .success:
+            // Answered, as Mishap's health endpoint or not (`--no-admin` sends the path to the
+            // scenarios, or to `--upstream`): the server holding the pid file answers there.
+            print("mishap is running at \(url) (pid \(file.pid))")
+        case .failure(let failure):
+            print("mishap runs (pid \(file.pid)) but does not answer at \(url): \(failure)")
+            throw ExitCode.failure
+        }
     }
 
     /// Says what serves at `url`: exits 0 when Mishap does (a 401 or 403 from its admin API

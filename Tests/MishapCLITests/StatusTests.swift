@@ -1,6 +1,9 @@
 import Foundation
 import MishapTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `mishap status` says what is true: a server started with `serve` (no pid file) is found
 /// where `state` and `force` find it; a server whose admin API wants a token (401) is serving;
@@ -89,5 +92,26 @@ struct StatusTests {
         #expect(status.status == 1, "\(status)")
         #expect(status.standardOutput == "mishap is not serving at \(url): \(url)/__mishap/health answered 404, not as mishap does\n",
                 "\(status)")
+    }
+
+    @Test("MISHAP_PID_FILE: serve writes its pid file there unasked, and status finds it on its port; a server that stops answering is said")
+    func pidFileFromTheEnvironment() async throws {
+        let folder = try TemporaryFolder()
+        let environment = ["MISHAP_PID_FILE": folder.path + "/run/mishap.pid"]
+        try FileManager.default.createDirectory(atPath: folder.path + "/run", withIntermediateDirectories: true)
+        let (server, url) = try await Self.serve(["serve", "--port", "0", "--scenarios", Paths.scenarios, "--watch", "off"],
+                                                 environment: environment)
+        defer { server.kill() }
+        let status = try await runMishap(["status"], environment: environment)
+        #expect(status.status == 0 && status.standardOutput == "mishap is running at \(url) (pid \(server.pid))\n", "\(status)")
+        let state = try await runMishap(["state"], environment: environment)
+        #expect(state.status == 0, "state finds it too: \(state)")
+
+        // Stopped (SIGSTOP): the process holds the pid file, but nothing answers.
+        server.signal(SIGSTOP)
+        defer { server.signal(SIGCONT) }
+        let stuck = try await runMishap(["status"], environment: environment)
+        #expect(stuck.status == 1, "\(stuck)")
+        #expect(stuck.standardOutput.hasPrefix("mishap runs (pid \(server.pid)) but does not answer at \(url): "), "\(stuck)")
     }
 }
