@@ -1,7 +1,8 @@
 # Mishap in a container: a release build with the Swift runtime linked in, on a slim Debian that
 # has only libmicrohttpd, libyaml and libcurl added. `make image-check` proves the runtime stage without
-# Docker: it builds the binary the same way, checks with ldd what it needs, and serves from a
-# folder outside the source tree.
+# Docker: it builds the binary the same way, checks with ldd what it needs, serves from a
+# folder outside the source tree, runs the HEALTHCHECK below against servers on other ports and
+# on HTTPS only, and checks .dockerignore and the README's account of this file.
 #
 #   docker build -t mishap .
 #   docker run --rm -p 8080:8080 mishap
@@ -32,12 +33,16 @@ RUN apt-get update \
 COPY --from=build /usr/local/bin/mishap /usr/local/bin/mishap
 COPY scenarios /scenarios
 # The local certificate authority for --tls-port: mount a folder here to keep it (and the pin)
-# across containers; otherwise it is made inside the container on first use.
-ENV MISHAP_TLS_DIR=/tls
+# across containers; otherwise it is made inside the container on first use. The pid file: every
+# `mishap serve` writes its pid and URL there, whatever port or flags it is given, which is how
+# the health check finds it (as `mishap state` and `mishap force` run in the container do).
+ENV MISHAP_TLS_DIR=/tls MISHAP_PID_FILE=/tmp/mishap.pid
 RUN mkdir /tls && chown mishap /tls && chmod 700 /tls
 USER mishap
 EXPOSE 8080 8443
+# Asks the server the pid file names, on its own URL (HTTPS only with --port off, trusting the CA
+# in /tls): healthy while it answers there.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=2s \
-  CMD ["mishap", "status", "--url", "http://127.0.0.1:8080"]
+  CMD ["mishap", "status"]
 ENTRYPOINT ["mishap"]
 CMD ["serve", "--scenarios", "/scenarios", "--host", "0.0.0.0", "--port", "8080"]

@@ -10,7 +10,8 @@ extension Engine {
     }
 
     /// Sets state values from a JSON object: `{"outage": true}` for good, or
-    /// `{"outage": {"value": true, "for": "30s"}}` for a while. Every value is checked before any
+    /// `{"outage": {"value": true, "for": "30s"}}` for a while (`"for"` is seconds when it is
+    /// a bare number, `30` or `"30"`, or carries its unit: `"500ms"`, `"2m"`). Every value is checked before any
     /// is set: a name not declared, a value of the wrong type or a bad duration changes nothing
     /// and is the error's reason.
     public func setState(json body: [UInt8], session: String?) -> Result<[StateChange], StateUpdateError> {
@@ -83,10 +84,12 @@ extension Engine {
                     case .number(let written): text = written
                     default: text = nil
                     }
-                    switch text.map(DurationText.milliseconds) {
+                    // Seconds when bare, as every duration of the command line and the admin
+                    // API (`{"for": 30}` is 30 s); a scenario file's `for: 30` is milliseconds.
+                    switch text.map({ DurationText.milliseconds($0, bare: .seconds) }) {
                     case .success(let value)?: milliseconds = value
                     case .failure(let problem)?: return .failure(StateUpdateError("'\(name)': 'for' \(problem.words)"))
-                    case nil: return .failure(StateUpdateError("'\(name)': 'for' \(DurationText.Problem.malformed.words)"))
+                    case nil: return .failure(StateUpdateError("'\(name)': 'for' \(DurationText.Problem.malformed(.seconds).words)"))
                     }
                 }
             }

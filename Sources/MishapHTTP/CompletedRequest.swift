@@ -32,6 +32,9 @@ public struct CompletedRequest: Sendable {
     public var completionTag: UInt64 = 0
     /// The upstream server that answered (`--upstream`), when the request was sent on to one.
     public var upstream: String? = nil
+    /// True when the request's body never came whole (the client left or went quiet first), so
+    /// no rule was asked and nothing answered (`RequestObserver.incomplete`).
+    public var bodyIncomplete = false
 
     public init(method: String, path: String, status: Int?, rule: String?, endpoint: String?, fault: Fault?,
                 duration: Duration, completedNormally: Bool, note: String? = nil) {

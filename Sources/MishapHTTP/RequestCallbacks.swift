@@ -47,8 +47,22 @@ func handleAccess(
         } else {
             requestContext.pointee = firstCallMarker
         }
+        let framing = mishap_count_framing_headers(connection)
         guard let refusal = RequestHeadChecks.refusal(on: connection, version: version, pathHasEncodedNul: pathHasEncodedNul,
-                                                      maxBodyBytes: server.configuration.maxBodyBytes) else { return .YES }
+                                                      counts: framing, maxBodyBytes: server.configuration.maxBodyBytes) else {
+            // A head that declares a body is read now, while its pointers are valid: if the
+            // body never comes whole, what arrived is still told (`handleCompleted`). The last
+            // call takes it instead of reading the head again, so this costs nothing more.
+            if framing.content_length > 0 || framing.transfer_encoding > 0 {
+                let state = requestState(requestContext)
+                if state.started == 0 { state.started = MonotonicClock.nanoseconds() }
+                state.head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
+                                     query: connectionValues(connection, .GET_ARGUMENT_KIND),
+                                     headers: connectionValues(connection, .HEADER_KIND),
+                                     fromLoopback: mishap_connection_is_loopback(connection) != 0)
+            }
+            return .YES
+        }
         if server.isObserved {
             let state = requestState(requestContext)
             state.record.note(method: method, url: url, plan: refusal)
@@ -81,8 +95,12 @@ func handleAccess(
     if uploadData != nil { return .YES }
 
     var body: [UInt8] = []
+    /// The head read on the first call, when it declared a body: taken (moved out, so the
+    /// completed callback sees the request was asked about).
+    var head: Request?
     if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+        swap(&head, &state.head)
         if let forwarded = state.forwarded {
             // Resumed: the upstream answered, or the server stops (the request is closed).
             state.forwarded = nil
@@ -115,7 +133,7 @@ func handleAccess(
         body = state.body
     }
 
-    let headers = connectionValues(connection, .HEADER_KIND)
+    let headers = head?.headers ?? connectionValues(connection, .HEADER_KIND)
     let limit = server.configuration.maxHeaderBytes
     let headerBytes = headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
     if headerBytes > limit {
@@ -123,14 +141,20 @@ func handleAccess(
         if server.isObserved { requestState(requestContext).record.note(method: method, url: url, plan: plan) }
         return server.queue(plan, on: connection)
     }
-    var request = Request(
-        method: RequestTarget.method(method),
-        path: RequestTarget.path(url),
-        query: connectionValues(connection, .GET_ARGUMENT_KIND),
-        headers: headers,
-        body: body,
-        fromLoopback: mishap_connection_is_loopback(connection) != 0
-    )
+    var request: Request
+    if var head {
+        head.body = body
+        request = head
+    } else {
+        request = Request(
+            method: RequestTarget.method(method),
+            path: RequestTarget.path(url),
+            query: connectionValues(connection, .GET_ARGUMENT_KIND),
+            headers: headers,
+            body: body,
+            fromLoopback: mishap_connection_is_loopback(connection) != 0
+        )
+    }
     // The response head is written into the memory the request still holds: a very long
     // target leaves less room for it (docs/libmicrohttpd.md, "The request and the response
     // head share the connection's memory").
@@ -231,7 +255,17 @@ func handleCompleted(
         server.observer?.finished(tag: tag, completedNormally: completedNormally)
     } else if stored != firstCallMarker {
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
-        if server.isObserved, let observer = server.observer {
+        if var head = state.head {
+            // Its head came and its body never came whole: no rule was asked, nothing answered.
+            head.body = state.bodyTooLarge ? [] : state.body
+            var record = CompletedRequest()
+            record.method = head.method
+            record.path = head.path
+            record.durationNanoseconds = MonotonicClock.nanoseconds() - state.started
+            record.completedNormally = false
+            record.bodyIncomplete = true
+            server.observer?.incomplete(head, record: record)
+        } else if server.isObserved, let observer = server.observer {
             // Moved out of the state (released just after): passing the state's own would copy it.
             var request = CompletedRequest()
             swap(&request, &state.record)

@@ -69,13 +69,13 @@ enum RequestHeadChecks {
     }
 
     /// The refusal for the request on `connection`, decided on the access handler's first call.
-    /// Cheap for an ordinary request: a scan of its few headers in C, and nothing more unless one
-    /// bears on framing (`Transfer-Encoding`, a second `Content-Length`, `Expect: 100-continue`)
-    /// or the path holds `%00`; only then are the headers copied and checked.
+    /// Cheap for an ordinary request: `counts`, the caller's scan of its few headers in C
+    /// (`mishap_count_framing_headers`), and nothing more unless one bears on framing
+    /// (`Transfer-Encoding`, a second `Content-Length`, `Expect: 100-continue`) or the path holds
+    /// `%00`; only then are the headers copied and checked.
     static func refusal(on connection: OpaquePointer, version: UnsafePointer<CChar>?, pathHasEncodedNul: Bool,
-                        maxBodyBytes: Int) -> ResponsePlan? {
+                        counts: mishap_framing_headers, maxBodyBytes: Int) -> ResponsePlan? {
         if !pathHasEncodedNul {
-            let counts = mishap_count_framing_headers(connection)
             if counts.transfer_encoding == 0 && counts.content_length < 2 && counts.expect_continue == 0 { return nil }
         }
         return refusal(pathHasEncodedNul: pathHasEncodedNul, version: version.map { String(cString: $0) } ?? "",

@@ -27,6 +27,12 @@ final class RequestState {
     var forwarded: ForwardedAnswer?
     /// The room the response head has, kept for the answer that comes later.
     var responseHeaderRoom = ResponseHead.maximumHeaderBytes
+    /// A request that declares a body: its method, path, query, headers and whether it is
+    /// from loopback, read on the first call (libmicrohttpd's pointers are valid only during a
+    /// call), and taken by the last call, which asks the responder. Still here when the request
+    /// ends, the body never came whole: the request is told to the observer as incomplete
+    /// (`RequestObserver.incomplete`), with what body arrived.
+    var head: Request?
 }
 
 extension CompletedRequest {

@@ -59,6 +59,10 @@ public struct HeaderSelection: Sendable {
             }
         }
         kept.removeAll { field in
+            if field.value.isEmpty || field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                leftOut.append(LeftOut(name: field.name, reason: "its value is empty or holds control characters, which a scenario file cannot declare"))
+                return true
+            }
             guard field.value.contains("{{") else { return false }
             leftOut.append(LeftOut(name: field.name, reason: "its value holds '{{', which a scenario file reads as a placeholder"))
             return true

@@ -84,8 +84,13 @@ public struct ScenarioWriter: Sendable {
     }
 
     /// Writes a body file at `path` (relative to the folder, `files/NAME`), making `files/`
-    /// when it is missing.
+    /// when it is missing. A `files` that is a symbolic link (planted in a shared folder) is
+    /// refused: what it points to is outside the recording.
     public func writeBody(_ path: String, _ bytes: [UInt8]) throws(WriteFailure) {
+        let folder = directory + "/" + Self.bodyFolder
+        if FileSystem.isSymbolicLink(folder) {
+            throw WriteFailure(description: "\(folder) is a symbolic link: body files are written only into a folder of the recording's own")
+        }
         if let problem = FileSystem.makeFolders(directory + "/" + Self.bodyFolder) {
             throw WriteFailure(description: problem)
         }

@@ -40,4 +40,38 @@ extension FileCompiler {
         if name == "Content-Type", let contentType = keyed["contentType"] { return contentType }
         return response
     }
+
+    /// Why a header value cannot be sent as written, or nil: empty (libmicrohttpd leaves an
+    /// empty value out), or holding a line break (it would end the header; libmicrohttpd leaves
+    /// the header out), NUL (it would cut the value) or another control character but tab (not
+    /// allowed in a field value by RFC 9110). Only its written text is checked: what a
+    /// placeholder brings has its control characters removed as the response is made.
+    func headerValueProblem(_ value: Template) -> String? {
+        var empty = true
+        for segment in value.segments {
+            guard case .literal(let bytes) = segment else {
+                empty = false
+                continue
+            }
+            empty = empty && bytes.isEmpty
+            for byte in bytes {
+                switch byte {
+                case 0x0D, 0x0A:
+                    return "a header value must not hold a line break (CR or LF): it would end the header"
+                case 0x00:
+                    return "a header value must not hold NUL: it would cut the value short"
+                case 0x09:
+                    continue
+                case 0..<0x20, 0x7F:
+                    return "a header value must not hold control characters (tab is the only one allowed)"
+                default:
+                    continue
+                }
+            }
+        }
+        if empty {
+            return "a header value must not be empty: an empty header cannot be sent; leave the header out"
+        }
+        return nil
+    }
 }

@@ -78,7 +78,15 @@ extension FileCompiler {
             }
         }
         if let typeNode = keyed["contentType"] {
-            if let value = string(typeNode, what: "'contentType'") { contentType = value } else { valid = false }
+            if let value = string(typeNode, what: "'contentType'") {
+                if let problem = headerValueProblem(Template(literal: value)) {
+                    error("'contentType': " + problem, at: typeNode)
+                    valid = false
+                }
+                contentType = value
+            } else {
+                valid = false
+            }
         }
 
         var headers: [(name: String, value: Template)] = []
@@ -96,6 +104,11 @@ extension FileCompiler {
                 }
                 guard let value = string(field.value, what: "a header value"),
                       let template = template(value, escaping: .header, at: field.value) else {
+                    valid = false
+                    continue
+                }
+                if let problem = headerValueProblem(template) {
+                    error("'\(shown(field.name))': " + problem, at: field.value)
                     valid = false
                     continue
                 }

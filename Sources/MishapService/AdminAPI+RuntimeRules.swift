@@ -55,7 +55,8 @@ extension AdminAPI {
         }
     }
 
-    /// `times` (answers, 1 or more) and `ttl` (seconds, over 0, at most a day), in milliseconds.
+    /// `times` (answers, 1 or more) and `ttl` (a duration over 0 and at most a day: seconds when
+    /// a bare number, `30`, or with its unit, `500ms`, `2m`), in milliseconds.
     static func limits(_ request: Request) -> Result<(times: Int?, ttl: Int?), AdminProblem> {
         var times: Int?
         if let text = request.queryValue("times") {
@@ -66,10 +67,10 @@ extension AdminAPI {
         }
         var ttl: Int?
         if let text = request.queryValue("ttl") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                return .failure(AdminProblem("'ttl' must be a number of seconds over 0 and at most 86400"))
+            guard case .success(let milliseconds) = DurationText.milliseconds(text, bare: .seconds), milliseconds > 0 else {
+                return .failure(AdminProblem("'ttl' must be a duration over 0 and at most a day: seconds (30, 0.5) or with a unit (500ms, 30s, 2m, 1h)"))
             }
-            ttl = Int((seconds * 1000).rounded(.up))
+            ttl = milliseconds
         }
         return .success((times, ttl))
     }

@@ -318,6 +318,7 @@ struct AdminAPI: Sendable {
             ("durationMs", entry.durationNanoseconds.map { .double(Double($0 / 10_000) / 100) } ?? .null),
             ("closedEarly", .bool(entry.closedEarly)),
         ]
+        if entry.bodyIncomplete { members.append(("bodyIncomplete", .bool(true))) }
         if let upstream = entry.upstream {
             members.append(("upstream", .string(upstream)))
             members.append(("upstreamMs", entry.upstreamMilliseconds.map { .double(($0 * 100).rounded() / 100) } ?? .null))

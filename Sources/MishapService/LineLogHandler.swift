@@ -66,7 +66,9 @@ public struct LineLogHandler: LogHandler {
         var line: String
         switch format {
         case .text:
-            line = "\(time) \(event.level) \(event.message)"
+            // Escaped (`TextLogEscaping`): a line break in a path or a name must not start a
+            // line of its own.
+            line = "\(time) \(event.level) " + TextLogEscaping.escaped("\(event.message)")
             // A request line's message is already "METHOD path": the rest follows as key=value.
             if case .string(let method)? = all["method"], case .string(let path)? = all["path"],
                "\(event.message)" == "\(method) \(path)" {
@@ -77,7 +79,8 @@ public struct LineLogHandler: LogHandler {
             let problems = all.removeValue(forKey: Self.problemsKey)
             for (key, value) in all.sorted(by: { Self.order($0.key) < Self.order($1.key) }) {
                 let text = "\(value)"
-                line += " \(key)=" + (text.contains(" ") || text.isEmpty ? "\"\(text)\"" : text)
+                let escaped = TextLogEscaping.escaped(text)
+                line += " \(key)=" + (text.contains(" ") || text.isEmpty ? "\"\(escaped)\"" : escaped)
             }
             if case .array(let items)? = problems {
                 for item in items { line += "\n" + Self.problemLine(item) }
@@ -99,18 +102,19 @@ public struct LineLogHandler: LogHandler {
     /// message` lines after the message.
     public static let problemsKey = "problems"
 
-    /// One located problem as text.
+    /// One located problem as text, escaped like the rest of the line: one line however the
+    /// message reads.
     private static func problemLine(_ item: Logger.MetadataValue) -> String {
         guard case .dictionary(let fields) = item else { return "\(item)" }
         let file = fields["file"].map { "\($0)" } ?? "?"
         let line = fields["line"].map { "\($0)" } ?? "?"
         let column = fields["column"].map { "\($0)" } ?? "?"
-        return "\(file):\(line):\(column): \(fields["message"].map { "\($0)" } ?? "")"
+        return TextLogEscaping.escaped("\(file):\(line):\(column): \(fields["message"].map { "\($0)" } ?? "")")
     }
 
     /// Request fields first, in reading order; any others after, by name.
     private static func order(_ key: String) -> (Int, String) {
-        let first = ["method", "path", "status", "fault", "rule", "endpoint", "durationMs", "closedEarly"]
+        let first = ["method", "path", "status", "fault", "rule", "endpoint", "durationMs", "closedEarly", "bodyIncomplete"]
         return (first.firstIndex(of: key) ?? first.count, key)
     }
 

@@ -28,15 +28,18 @@ public final class MishapInstance: Sendable {
         public var watch: WatchMode
         /// HTTPS beside plain HTTP, and the TLS failure catalogue; nil for plain HTTP only.
         public var tls: TLSOptions?
+        /// How long a file written in place must stay unchanged before the watcher reads it.
+        public var watchSettle: Duration
 
         public init(scenarios: ScenarioSource, service: ServiceOptions = ServiceOptions(),
                     server: ServerConfiguration = ServerConfiguration(), watch: WatchMode = .off,
-                    tls: TLSOptions? = nil) {
+                    tls: TLSOptions? = nil, watchSettle: Duration = ScenarioWatcher.defaultWriteSettle) {
             self.scenarios = scenarios
             self.service = service
             self.server = server
             self.watch = watch
             self.tls = tls
+            self.watchSettle = watchSettle
         }
     }
 
@@ -149,7 +152,7 @@ public final class MishapInstance: Sendable {
     private static func startWatcher(_ configuration: Configuration, service: MishapService,
                                      logger: Logger) -> ScenarioWatcher? {
         guard configuration.watch != .off, case .directory(let directory) = configuration.scenarios else { return nil }
-        let watcher = ScenarioWatcher(directory: directory, logger: logger) { [service] in
+        let watcher = ScenarioWatcher(directory: directory, writeSettle: configuration.watchSettle, logger: logger) { [service] in
             _ = try? service.reload()
         }
         do {

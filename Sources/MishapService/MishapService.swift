@@ -301,6 +301,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             metadata["fault"] = .string(fault.rawValue)
         }
         if !request.completedNormally { metadata["closedEarly"] = .stringConvertible(true) }
+        if request.bodyIncomplete { metadata["bodyIncomplete"] = .stringConvertible(true) }
         if let rule = request.rule { metadata["rule"] = .string(rule) }
         if let note = request.note { metadata["unmatched"] = .string(note) }
         if let endpoint = request.endpoint { metadata["endpoint"] = .string(endpoint) }

@@ -40,6 +40,8 @@ public struct JournalEntry: Sendable {
     public var durationNanoseconds: Int64? = nil
     /// True when the request ended early: the client left, a timeout, or the server stopped.
     public var closedEarly = false
+    /// True when its body never came whole, so nothing answered it (`MishapService.incomplete`).
+    public var bodyIncomplete = false
     /// `MonotonicClock.nanoseconds()` when the entry was made, the start of its duration.
     var started: Int64 = 0
 

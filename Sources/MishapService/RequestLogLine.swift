@@ -22,22 +22,25 @@ enum RequestLogLine {
                 var line = LineCursor(at: start)
                 line.at += timestamps.write(milliseconds: time, to: line.at)
                 line.literal(" info ")
-                line.text(request.method)
+                // Escaped: a path decoded from `%0D%0A` or a rule name with a line break must
+                // not start a line of its own.
+                line.escapedText(request.method)
                 line.byte(UInt8(ascii: " "))
-                line.text(request.path)
+                line.escapedText(request.path)
                 if let status = request.status {
                     line.literal(" status=")
                     line.decimal(status)
                 } else if let fault = request.fault {
                     line.pair(" fault=", fault.rawValue)
                 }
-                if let rule = request.rule { line.pair(" rule=", rule) }
-                if let endpoint = request.endpoint { line.pair(" endpoint=", endpoint) }
+                if let rule = request.rule { line.escapedPair(" rule=", rule) }
+                if let endpoint = request.endpoint { line.escapedPair(" endpoint=", endpoint) }
                 line.literal(" durationMs=")
                 line.hundredths(hundredths)
                 if !request.completedNormally { line.literal(" closedEarly=true") }
-                if let note = request.note { line.pair(" unmatched=", note) }
-                if let upstream = request.upstream { line.pair(" upstream=", upstream) }
+                if request.bodyIncomplete { line.literal(" bodyIncomplete=true") }
+                if let note = request.note { line.escapedPair(" unmatched=", note) }
+                if let upstream = request.upstream { line.escapedPair(" upstream=", upstream) }
                 line.byte(UInt8(ascii: "\n"))
                 out.append(contentsOf: UnsafeBufferPointer(start: start, count: line.at - start))
             }
@@ -65,6 +68,7 @@ enum RequestLogLine {
             appendStatic(#","durationMs":"#, to: &out)
             appendHundredths(hundredths, to: &out)
             if !request.completedNormally { appendStatic(#","closedEarly":true"#, to: &out) }
+            if request.bodyIncomplete { appendStatic(#","bodyIncomplete":true"#, to: &out) }
             if let note = request.note { jsonPair("unmatched", note, to: &out) }
             if let upstream = request.upstream { jsonPair("upstream", upstream, to: &out) }
             out.append(UInt8(ascii: "}"))
@@ -72,12 +76,13 @@ enum RequestLogLine {
         out.append(UInt8(ascii: "\n"))
     }
 
-    /// The most bytes the text line of `request` takes: its fields, and room to spare for the
-    /// rest (the time, the keys, numbers of at most 20 digits, quotes).
+    /// The most bytes the text line of `request` takes: its fields, escaped, and room to spare
+    /// for the rest (the time, the keys, numbers of at most 20 digits, quotes).
     static func textBound(_ request: CompletedRequest) -> Int {
-        256 + request.method.utf8.count + request.path.utf8.count + (request.rule?.utf8.count ?? 0)
-            + (request.endpoint?.utf8.count ?? 0) + (request.note?.utf8.count ?? 0) + (request.fault?.rawValue.utf8.count ?? 0)
-            + (request.upstream?.utf8.count ?? 0)
+        256 + TextLogEscaping.bound(request.method) + TextLogEscaping.bound(request.path)
+            + (request.rule.map(TextLogEscaping.bound) ?? 0) + (request.endpoint.map(TextLogEscaping.bound) ?? 0)
+            + (request.note.map(TextLogEscaping.bound) ?? 0) + (request.fault.map { $0.rawValue.utf8.count } ?? 0)
+            + (request.upstream.map(TextLogEscaping.bound) ?? 0)
     }
 
     /// `hundredths / 100` as Swift prints that `Double`: `0.05`, `0.5`, `1.0`, `12.34`.

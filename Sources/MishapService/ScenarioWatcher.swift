@@ -8,7 +8,9 @@ import Synchronization
 /// as Kubernetes updates a ConfigMap volume). It uses inotify (`FolderWatches` keeps the
 /// watches on the folders the paths name now), and polls once a `pollInterval` when inotify is
 /// unavailable. Bursts of changes (an editor saving through a temporary file) are reported
-/// once, after `settle` of quiet.
+/// once, after `settle` of quiet; a file written in place (or made) is reported once it has not
+/// changed for `writeSettle`, so one written in several steps is never read half-written, while
+/// one renamed into place (an atomic save) is reported after the quiet alone (`PendingChanges`).
 public final class ScenarioWatcher: @unchecked Sendable {
     /// How changes are noticed: inotify, or polling when inotify is unavailable. It has
     /// `String` raw values, so that the startup line names it by `rawValue`: interpolating an
@@ -16,8 +18,14 @@ public final class ScenarioWatcher: @unchecked Sendable {
     /// protocol conformance lookups cost 0.7 million instructions at every start.
     public enum Mechanism: String, Sendable { case inotify, polling }
 
+    /// How long a file written in place must stay unchanged before a change to it is reported,
+    /// unless `init` is told otherwise (`serve --watch-settle`).
+    public static let defaultWriteSettle = Duration.milliseconds(300)
+
     public let directory: String
     public let settle: Duration
+    /// How long a file written in place (or made) must stay unchanged.
+    public let writeSettle: Duration
     public let pollInterval: Duration
     /// With inotify, how often the folders are walked again when nothing is reported, so a
     /// replacement no event told of (above the folder watched) is still picked up; nil: never.
@@ -31,11 +39,12 @@ public final class ScenarioWatcher: @unchecked Sendable {
     private let running = Mutex(false)
     public private(set) var mechanism: Mechanism = .polling
 
-    public init(directory: String, settle: Duration = .milliseconds(100), pollInterval: Duration = .milliseconds(500),
-                rearmInterval: Duration? = .seconds(2), logger: Logger = Logger(label: "mishap.watch"),
-                onChange: @escaping @Sendable () -> Void) {
+    public init(directory: String, settle: Duration = .milliseconds(100), writeSettle: Duration = ScenarioWatcher.defaultWriteSettle,
+                pollInterval: Duration = .milliseconds(500), rearmInterval: Duration? = .seconds(2),
+                logger: Logger = Logger(label: "mishap.watch"), onChange: @escaping @Sendable () -> Void) {
         self.directory = directory
         self.settle = settle
+        self.writeSettle = max(writeSettle, settle)
         self.pollInterval = pollInterval
         self.rearmInterval = rearmInterval
         self.logger = logger
@@ -116,37 +125,41 @@ public final class ScenarioWatcher: @unchecked Sendable {
 
         // MARK: Notified
 
-        /// Waits for events, reports once `settle` after the last one that concerns the
-        /// scenarios, and walks the tree again after each to follow folders replaced. Every
-        /// `rearmInterval` without events it walks the tree too, and a folder found replaced
-        /// unreported counts as a change: watching never stays lost.
+        /// Waits for events, reports once the changes that concern the scenarios have settled
+        /// (`PendingChanges`), and walks the tree again after each event to follow folders
+        /// replaced. Every `rearmInterval` without events it walks the tree too, and a folder
+        /// found replaced unreported counts as a change: watching never stays lost.
         private func runNotified(_ events: FileEvents, _ armed: FolderWatches) {
             var watches = armed
-            /// When to report the changes seen; nil when there are none.
-            var reportAt: ContinuousClock.Instant?
+            var pending = PendingChanges(settle: watcher.settle, writeSettle: watcher.writeSettle)
             var rearmAt = watcher.rearmInterval.map { ContinuousClock.now + $0 }
             while true {
+                let reportAt = pending.reportAt
                 let wakeAt = [reportAt, rearmAt].compactMap { $0 }.min()
                 var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0)]
                 let ready = poll(&fds, 2, wakeAt.map { milliseconds(ContinuousClock.now.duration(to: $0)) } ?? -1)
                 if ready < 0 && errno == EINTR { continue }
                 if fds[0].revents != 0 { return }
-                if fds[1].revents != 0 && events.read().contains(where: watches.concerns) {
-                    watches.rearm()
-                    reportAt = .now + watcher.settle
+                if fds[1].revents != 0 {
+                    let seen = ContinuousClock.now
+                    let concerning = events.read().filter(watches.concerns)
+                    for event in concerning {
+                        pending.note(event.change, of: event.isFolder ? nil : "\(event.watch)/\(event.name)", at: seen)
+                    }
+                    if !concerning.isEmpty { watches.rearm() }
                 }
                 let now = ContinuousClock.now
-                if let due = reportAt, now >= due {
-                    // Quiet for `settle` after changes: watch what is there now, then report once.
-                    reportAt = nil
+                if let due = pending.reportAt, now >= due {
+                    // Settled after changes: watch what is there now, then report once.
+                    pending.reset()
                     watches.rearm()
                     watcher.onChange()
                     rearmAt = watcher.rearmInterval.map { ContinuousClock.now + $0 }
-                } else if reportAt == nil, let due = rearmAt, now >= due {
+                } else if pending.reportAt == nil, let due = rearmAt, now >= due {
                     if watches.rearm() {
                         watcher.logger.debug("a folder under \(watcher.directory) was replaced unreported; reloading")
-                        reportAt = now + watcher.settle
+                        pending.note(.other, at: now)
                     }
                     rearmAt = watcher.rearmInterval.map { now + $0 }
                 }
@@ -155,20 +168,38 @@ public final class ScenarioWatcher: @unchecked Sendable {
 
         // MARK: Polling
 
+        /// Compares the folder with what it was every `pollInterval` (sooner when changes are
+        /// due to be reported), and reports once they have settled (`PendingChanges`), checking
+        /// first that nothing changed since. A file whose inode is unchanged but its size or
+        /// time is counts as written in place, and so does a file that appears with an inode
+        /// not seen before; one that appears with another file's inode (renamed within the
+        /// folder), a new inode under an old name (renamed into place) and one gone are moved.
         private func runPolling() {
             var last = snapshot
-            var pending = false
+            var pending = PendingChanges(settle: watcher.settle, writeSettle: watcher.writeSettle)
             while true {
+                let wait = pending.reportAt.map { min(ContinuousClock.now.duration(to: $0), watcher.pollInterval) }
                 var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 1, milliseconds(pending ? watcher.settle : watcher.pollInterval))
+                let ready = poll(&fds, 1, milliseconds(wait ?? watcher.pollInterval))
                 if ready < 0 && errno == EINTR { continue }
                 if fds[0].revents != 0 { return }
-                let now = ScenarioWatcher.snapshot(of: watcher.directory)
-                if now != last {
-                    last = now
-                    pending = true
-                } else if pending {
-                    pending = false
+                let current = ScenarioWatcher.snapshot(of: watcher.directory)
+                let now = ContinuousClock.now
+                if current != last {
+                    let inodes = Set(last.values.map { $0[3] })
+                    for (path, file) in current where last[path] != file {
+                        let change: FileEvents.Event.Change
+                        if let before = last[path] {
+                            change = before[3] == file[3] ? .written : .moved
+                        } else {
+                            change = inodes.contains(file[3]) ? .moved : .written
+                        }
+                        pending.note(change, of: path, at: now)
+                    }
+                    for path in last.keys where current[path] == nil { pending.note(.moved, of: path, at: now) }
+                    last = current
+                } else if let due = pending.reportAt, now >= due {
+                    pending.reset()
                     watcher.onChange()
                 }
             }

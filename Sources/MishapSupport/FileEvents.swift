@@ -21,14 +21,29 @@ public final class FileEvents {
         public let folderGone: Bool
         /// The system dropped events (its queue was full): anything may have changed.
         public let overflowed: Bool
+        /// What happened to the entry's contents.
+        public let change: Change
+
+        /// What an event says of the entry's contents.
+        public enum Change: Sendable, Equatable {
+            /// A file was made or written in place: it may still be being written.
+            case written
+            /// The entry was renamed into or out of the folder, or deleted: its name now names
+            /// a whole file (an editor's atomic save) or none.
+            case moved
+            /// Anything else: attributes, a folder, the watched folder itself.
+            case other
+        }
 
         /// An event as `read()` gives it (tests make their own).
-        public init(watch: Int32, name: String, isFolder: Bool = false, folderGone: Bool = false, overflowed: Bool = false) {
+        public init(watch: Int32, name: String, isFolder: Bool = false, folderGone: Bool = false, overflowed: Bool = false,
+                    change: Change = .other) {
             self.watch = watch
             self.name = name
             self.isFolder = isFolder
             self.folderGone = folderGone
             self.overflowed = overflowed
+            self.change = change
         }
     }
 
@@ -101,10 +116,19 @@ public final class FileEvents {
                     let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
                     let nameBytes = raw[(offset + header)..<min(count, offset + header + length)]
                     let name = String(decoding: nameBytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+                    let isFolder = mask & UInt32(IN_ISDIR) != 0
+                    let change: Event.Change
+                    if !isFolder && mask & UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE) != 0 {
+                        change = .written
+                    } else if mask & UInt32(IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE) != 0 {
+                        change = .moved
+                    } else {
+                        change = .other
+                    }
                     events.append(Event(
-                        watch: watch, name: name, isFolder: mask & UInt32(IN_ISDIR) != 0,
+                        watch: watch, name: name, isFolder: isFolder,
                         folderGone: mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) != 0,
-                        overflowed: mask & UInt32(IN_Q_OVERFLOW) != 0))
+                        overflowed: mask & UInt32(IN_Q_OVERFLOW) != 0, change: change))
                     offset += header + length
                 }
             }

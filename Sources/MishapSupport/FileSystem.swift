@@ -100,18 +100,39 @@ public enum FileSystem {
         replaceContents(of: path, with: Array(text.utf8))
     }
 
-    /// The same with bytes, written as they are.
+    /// The same with bytes, written as they are. The temporary file is always a new one, made
+    /// with `O_EXCL | O_NOFOLLOW` under a name no one can guess beforehand (the pid and 64
+    /// random bits), so a file or a symbolic link someone planted in the folder (a shared one,
+    /// such as `/tmp/recording`) is never written through; the rename replaces a link at
+    /// `path` itself, never what it points to. False on an error, with `errno` set.
     public static func replaceContents(of path: String, with bytes: [UInt8]) -> Bool {
-        let temporary = path + ".tmp\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return false }
-        let written = FileDescriptor.writeAll(descriptor, bytes)
-        close(descriptor)
-        guard written, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
+        // A name taken already (by chance, or planted) is passed over for another.
+        for _ in 0..<8 {
+            let temporary = path + ".tmp\(getpid()).\(String(UInt64.random(in: .min ... .max), radix: 16))"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor < 0 {
+                if errno == EEXIST { continue }
+                return false
+            }
+            let written = FileDescriptor.writeAll(descriptor, bytes)
+            let failure = errno
+            close(descriptor)
+            guard written, rename(temporary, path) == 0 else {
+                let reason = written ? errno : failure
+                unlink(temporary)
+                errno = reason
+                return false
+            }
+            return true
         }
-        return true
+        errno = EEXIST
+        return false
+    }
+
+    /// Whether `path` is a symbolic link itself (not followed).
+    public static func isSymbolicLink(_ path: String) -> Bool {
+        var information = stat()
+        return lstat(path, &information) == 0 && information.st_mode & S_IFMT == S_IFLNK
     }
 }
 

@@ -40,6 +40,10 @@ public struct RecordedRequest: Sendable {
     /// The state changes the answering rule made (`set:`), in order: each value's name, what it
     /// was and what it became.
     public let stateChanges: [(name: String, from: StateValue, to: StateValue)]
+    /// True when its body never came whole (the client closed first, as URLSession does when it
+    /// re-sends a POST's head on a connection that was reset): nothing answered it, and `body`
+    /// is what arrived.
+    public let bodyIncomplete: Bool
 
     init(_ entry: JournalEntry) {
         id = entry.id
@@ -55,6 +59,7 @@ public struct RecordedRequest: Sendable {
         status = entry.status
         fault = entry.fault?.rawValue
         stateChanges = entry.stateChanges.map { ($0.name, $0.from, $0.to) }
+        bodyIncomplete = entry.bodyIncomplete
     }
 
     /// The first query parameter with this name (exact case), decoded; nil when there is none.

@@ -1,10 +1,43 @@
 import MishapSupport
+import MishapTLS
+import MishapUpstream
+import Synchronization
 
-/// One call to the admin API of the server at `url` over a plain socket (`Connection: close`,
-/// read to the end): for `status --url` and `state`, where no HTTP client may be installed.
+/// The server `state`, `force` and `status` ask when neither `--url` nor a pid file names one.
+let defaultServerURL = "http://127.0.0.1:8080"
+
+/// One call to the admin API of the server at `url`: its status and body. For `state`, `force`
+/// and `routes --url`; see `adminExchange`.
 func adminCall(url: String, token: String?, method: String = "GET", target: String, body: String = "",
                timeoutMilliseconds: Int32 = 3000) -> Result<(status: Int, body: String), AdminCallFailure> {
-    guard url.hasPrefix("http://") else { return .failure(AdminCallFailure("only http:// URLs are supported: \(url)")) }
+    adminExchange(url: url, token: token, method: method, target: target, body: body, timeoutMilliseconds: timeoutMilliseconds)
+        .map { ($0.status, $0.body) }
+}
+
+/// An admin call's answer: its status, header lines and body.
+struct AdminAnswer {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: String
+
+    /// The first header called `name`, in any case.
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// One call to the admin API of the server at `url`. An `http://` URL is called over a plain
+/// socket (`Connection: close`, read to the end), needing no HTTP client; an `https://` one
+/// through libcurl (as `--upstream` is), trusting the local certificate authority (`ca.pem` in
+/// `$MISHAP_TLS_DIR`, else `~/.local/share/mishap/tls`, the one `serve --tls-port` uses) when
+/// there is one, else the system's.
+func adminExchange(url: String, token: String?, method: String = "GET", target: String, body: String = "",
+                   timeoutMilliseconds: Int32 = 3000) -> Result<AdminAnswer, AdminCallFailure> {
+    if url.hasPrefix("https://") {
+        return secureExchange(url: url, token: token, method: method, target: target, body: body,
+                              timeoutMilliseconds: timeoutMilliseconds)
+    }
+    guard url.hasPrefix("http://") else { return .failure(AdminCallFailure("only http:// and https:// URLs are supported: \(url)")) }
     var rest = url.dropFirst("http://".count)
     if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
     let host: String, port: String
@@ -38,12 +71,63 @@ func adminCall(url: String, token: String?, method: String = "GET", target: Stri
     guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
         return .failure(AdminCallFailure("\(url)\(target) answered '\(statusLine)'"))
     }
-    // The body follows the blank line that ends the head.
+    // The head ends at the blank line; the body follows it.
+    var headers: [(name: String, value: String)] = []
     var payload = ""
     if let end = response.indices.first(where: { response[$0...].starts(with: [13, 10, 13, 10]) }) {
         payload = String(decoding: response[(end + 4)...], as: UTF8.self)
+        for line in String(decoding: response[..<end], as: UTF8.self).split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " })))
+        }
     }
-    return .success((status, payload))
+    return .success(AdminAnswer(status: status, headers: headers, body: payload))
+}
+
+/// `adminExchange` for an `https://` URL, through libcurl.
+private func secureExchange(url: String, token: String?, method: String, target: String, body: String,
+                            timeoutMilliseconds: Int32) -> Result<AdminAnswer, AdminCallFailure> {
+    let authority = CertificateAuthority.defaultDirectory() + "/" + CertificateAuthority.certificateFile
+    let trust = FileSystem.readBytes(authority) != nil ? authority : nil
+    guard let client = UpstreamClient(timeoutMilliseconds: Int(timeoutMilliseconds), caFile: trust) else {
+        return .failure(AdminCallFailure("cannot call \(url): \(UpstreamClient.loadLibrary() ?? "no thread for the call")"))
+    }
+    defer { client.stop() }
+    var headers: [(name: String, value: String)] = token.map { [("Authorization", "Bearer \($0)")] } ?? []
+    if !body.isEmpty { headers.append(("Content-Type", "application/json")) }
+    let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+    let result = AwaitedResult()
+    client.send(UpstreamCall(method: method, url: base + target, headers: headers, body: Array(body.utf8))) { answer in
+        result.set(answer)
+    }
+    switch result.wait() {
+    case .answered(let status, let headers, let bytes, _)?:
+        return .success(AdminAnswer(status: status, headers: headers, body: String(decoding: bytes, as: UTF8.self)))
+    case .failed(let failure, _)?:
+        let trusted = trust.map { "the local certificate authority \($0)" } ?? "the system's certificate authorities"
+        let hint = failure.kind == .tls ? " (trusting \(trusted))" : ""
+        return .failure(AdminCallFailure("\(url)\(target): \(failure.message)\(hint)"))
+    case nil:
+        return .failure(AdminCallFailure("\(url)\(target): no answer"))
+    }
+}
+
+/// The result of one libcurl call, handed from the client's thread to the one waiting for it.
+private final class AwaitedResult: Sendable {
+    private let value = Mutex<UpstreamResult?>(nil)
+    private let done = Latch()
+
+    /// Called once, on the client's thread.
+    func set(_ result: UpstreamResult) {
+        value.withLock { $0 = result }
+        done.open()
+    }
+
+    /// Waits for `set`.
+    func wait() -> UpstreamResult? {
+        done.wait()
+        return value.withLock { $0 }
+    }
 }
 
 struct AdminCallFailure: Error, CustomStringConvertible {
@@ -69,9 +153,23 @@ enum QueryText {
 }
 
 extension PidFileOption {
-    /// The URL of the server the pid file names, when one runs.
+    /// The URL to call the server the pid file names at, when one runs (`reachableURL`).
     static func serverURL(_ option: PidFileOption) -> String? {
-        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) { return file.url }
+        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) { return file.url.map(reachableURL) }
         return nil
     }
+}
+
+/// `url` with an address that accepts connections on every interface (`0.0.0.0`, `::`, which a
+/// server bound there writes in its pid file) made the loopback one: the address to call it at,
+/// and one its certificate names.
+func reachableURL(_ url: String) -> String {
+    for (any, loopback) in [("://0.0.0.0:", "://127.0.0.1:"), ("://[::]:", "://[::1]:")] {
+        if let range = url.firstRange(of: any) {
+            var local = url
+            local.replaceSubrange(range, with: loopback)
+            return local
+        }
+    }
+    return url
 }

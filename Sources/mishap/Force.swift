@@ -23,8 +23,8 @@ struct Force: ParsableCommand {
     @Option(help: ArgumentHelp("How many requests it answers; then it is gone.", valueName: "count"))
     var times: Int?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("How long it lasts, in seconds (or with a unit: 30s, 2m).", valueName: "duration"))
-    var duration: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp("How long it lasts. " + DurationOption.rule, valueName: "duration"))
+    var duration: DurationOption?
 
     @Option(help: ArgumentHelp("Only this session's requests (X-Mishap-Session, or /__session/ID/ in the path).", valueName: "id"))
     var session: String?
@@ -46,32 +46,22 @@ struct Force: ParsableCommand {
         }
     }
 
-    /// `--for` in seconds: a plain number is seconds here (as `ttl` is).
-    var seconds: Double? {
-        guard let duration else { return nil }
-        if let plain = Double(duration) { return plain }
-        if case .success(let milliseconds) = DurationText.milliseconds(duration) { return Double(milliseconds) / 1000 }
-        return nil
-    }
-
     func validate() throws {
         guard let target, target.endpoint.split(separator: " ").count == 2 else {
             throw ValidationError("give the endpoint and the rule: mishap force \"POST /login\" maintenance")
         }
         if let times, times < 1 { throw ValidationError("--times must be 1 or more") }
-        if duration != nil, (seconds ?? 0) <= 0 || (seconds ?? 0) > 86_400 {
-            throw ValidationError("--for must be a duration over 0 and at most a day (30, 30s, 2m)")
-        }
+        try duration?.check("--for", lowest: 1)
         if session?.isEmpty == true { throw ValidationError("--session must not be empty") }
     }
 
     func run() throws {
         guard let target else { throw ExitCode.validationFailure }
-        let server = url ?? PidFileOption.serverURL(pid) ?? "http://127.0.0.1:8080"
+        let server = url ?? PidFileOption.serverURL(pid) ?? defaultServerURL
         let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
         var query = ["endpoint=" + QueryText.encoded(target.endpoint), "rule=" + QueryText.encoded(target.rule)]
         if let times { query.append("times=\(times)") }
-        if let seconds { query.append("ttl=\(seconds)") }
+        if let duration { query.append("ttl=\(duration.milliseconds)ms") }
         if let session { query.append("session=" + QueryText.encoded(session)) }
         switch adminCall(url: server, token: token, method: "POST", target: "/__mishap/force?" + query.joined(separator: "&")) {
         case .failure(let failure):

@@ -3,8 +3,21 @@ import MishapSupport
 
 /// The pid file options of `start`, `stop` and `status`.
 struct PidFileOption: ParsableArguments {
-    @Option(name: .customLong("pid-file"), help: ArgumentHelp("The pid file: the process id, and the URL on a second line.", valueName: "path"))
-    var pidFile: String = "./mishap.pid"
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("The pid file: the process id, and the URL on a second line ($MISHAP_PID_FILE when set).", valueName: "path"))
+    var pidFile: String = PidFileOption.defaultPath
+
+    /// The environment variable that names the pid file when `--pid-file` is not given: `serve`
+    /// then writes one there, and every command that reads one reads it. The Docker image sets
+    /// it, so its health check (`mishap status`) finds the server on whatever port it was given.
+    static let variable = "MISHAP_PID_FILE"
+
+    /// `$MISHAP_PID_FILE`, when set and not empty.
+    static var fromEnvironment: String? {
+        getenv(variable).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Where the pid file is when none is given: `$MISHAP_PID_FILE`, else `./mishap.pid`.
+    static var defaultPath: String { fromEnvironment ?? "./mishap.pid" }
 }
 
 /// A pid file's contents: the server's process id, and its URL once it serves. Files of just a

@@ -152,7 +152,7 @@ extension PidFileLock {
     /// here. Its pid is written at once, the URL once serving. When it cannot be had, says why
     /// and throws `ExitCode.failure`: the server does not run without its pid file.
     static func forServe(_ options: ServeOptions, logger: Logger) throws -> PidFileLock? {
-        guard let path = options.pidFile else { return nil }
+        guard let path = options.pidFile ?? PidFileOption.fromEnvironment else { return nil }
         let lock: PidFileLock
         if let ready = options.readyDescriptor, let handed = adopt(descriptor: ready + 1, path: path) {
             lock = handed

@@ -51,8 +51,8 @@ struct Record: ParsableCommand {
     @Option(name: .customLong("log-format"), help: "text, or json (one object per line).")
     var logFormat: LineLogHandler.Format = .text
 
-    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight may take to finish.", valueName: "seconds"))
-    var grace: Double = 10
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight may take to finish. " + DurationOption.rule, valueName: "duration"))
+    var grace = DurationOption(seconds: 10)
 
     func validate() throws {
         guard let url = upstreamOptions.url else {
@@ -61,7 +61,7 @@ struct Record: ParsableCommand {
         if ProxyTarget.problem(with: url) != nil { return } // said by the upstream options
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder") }
-        guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
+        try grace.check("--grace")
         for name in keepHeaders {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }) else {
                 throw ValidationError("--keep-header '\(name)' is not a header name")
@@ -132,7 +132,7 @@ struct Record: ParsableCommand {
         repeat { received = signals.wait() } while received == SIGHUP
         let name = received == SIGINT ? "SIGINT" : "SIGTERM"
         logger.info("received \(name), stopping")
-        let cut = mishap.stop(grace: .milliseconds(Int(grace * 1000)))
+        let cut = mishap.stop(grace: grace.duration)
         if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
         let summary = recorder.summary
         let repeats = summary.repeats > 0 ? " (\(summary.repeats) repeat(s) not recorded again)" : ""

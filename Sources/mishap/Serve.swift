@@ -91,9 +91,9 @@ struct Serve: ParsableCommand {
                         host: options.host, port: UInt16(options.port.number ?? 0), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
-                        connectionTimeoutSeconds: options.connectionTimeout, eventLoop: options.eventLoop,
-                        headTimeoutSeconds: options.headTimeout),
-                    watch: options.watch, tls: tls),
+                        connectionTimeoutSeconds: options.connectionTimeout.milliseconds / 1000, eventLoop: options.eventLoop,
+                        headTimeoutSeconds: options.headTimeout.milliseconds / 1000),
+                    watch: options.watch, tls: tls, watchSettle: options.watchSettle.duration),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
@@ -181,8 +181,8 @@ struct Serve: ParsableCommand {
         }
         let name = received == SIGINT ? "SIGINT" : "SIGTERM"
         let inFlight = mishap.requestsInFlight
-        logger.info("received \(name), stopping\(inFlight > 0 ? "; letting \(inFlight) request(s) in flight finish (up to \(options.grace) s)" : "")")
-        let cut = mishap.stop(grace: .milliseconds(Int(options.grace * 1000)))
+        logger.info("received \(name), stopping\(inFlight > 0 ? "; letting \(inFlight) request(s) in flight finish (up to \(options.grace.seconds) s)" : "")")
+        let cut = mishap.stop(grace: options.grace.duration)
         if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
         logger.info("stopped")
     }

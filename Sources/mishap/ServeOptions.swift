@@ -35,11 +35,11 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("connection-limit"), help: ArgumentHelp("Most connections open at once; more wait in the listen queue until one closes.", valueName: "count"))
     var connectionLimit: Int = 4096
 
-    @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed and hanging answers are not idle.", valueName: "seconds"))
-    var connectionTimeout: Int = 30
+    @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed and hanging answers are not idle. Whole seconds, or with a unit: 30s, 2m.", valueName: "duration"))
+    var connectionTimeout = DurationOption(seconds: 30)
 
-    @Option(name: .customLong("head-timeout"), help: ArgumentHelp("Close a connection that has not sent a whole request head (request line and headers) this long after it was accepted or its previous request ended, however it trickles; 0 never does. While on, the connections still sending a head are also closed, oldest first, to keep a tenth of --connection-limit free for new clients.", valueName: "seconds"))
-    var headTimeout: Int = 10
+    @Option(name: .customLong("head-timeout"), help: ArgumentHelp("Close a connection that has not sent a whole request head (request line and headers) this long after it was accepted or its previous request ended, however it trickles; 0 never does. While on, the connections still sending a head are also closed, oldest first, to keep a tenth of --connection-limit free for new clients. Whole seconds, or with a unit: 30s, 2m.", valueName: "duration"))
+    var headTimeout = DurationOption(seconds: 10)
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. Request lines are logged at info.")
     var logLevel: Logger.Level = .info
@@ -101,10 +101,13 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pick up edits to the scenarios folder: auto (inotify, else polling), poll, or off. SIGHUP reloads in every case.", valueName: "mode"))
     var watch: MishapInstance.WatchMode = .auto
 
-    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish.", valueName: "seconds"))
-    var grace: Double = 10
+    @Option(name: .customLong("watch-settle"), help: ArgumentHelp("How long a scenario file written in place must stay unchanged before it is read (one renamed into place is read at once). " + DurationOption.rule, valueName: "duration"))
+    var watchSettle = DurationOption(argument: "300ms")
 
-    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving.", valueName: "path"))
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish. " + DurationOption.rule, valueName: "duration"))
+    var grace = DurationOption(seconds: 10)
+
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving ($MISHAP_PID_FILE when not given).", valueName: "path"))
     var pidFile: String?
 
     /// Where `start` learns that the server is up: the URL is written to this descriptor, then it is closed.
@@ -122,8 +125,8 @@ struct ServeOptions: ParsableArguments {
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
         guard (1...1_000_000).contains(connectionLimit) else { throw ValidationError("--connection-limit must be from 1 to 1000000") }
-        guard (0...86_400).contains(connectionTimeout) else { throw ValidationError("--connection-timeout must be from 0 to 86400 seconds") }
-        guard (0...86_400).contains(headTimeout) else { throw ValidationError("--head-timeout must be from 0 to 86400 seconds") }
+        try connectionTimeout.check("--connection-timeout", wholeSeconds: true)
+        try headTimeout.check("--head-timeout", wholeSeconds: true)
         guard (1...10_000_000).contains(maxSessions) else { throw ValidationError("--max-sessions must be from 1 to 10000000") }
         if let token = adminToken {
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -148,7 +151,8 @@ struct ServeOptions: ParsableArguments {
         guard (0...(1 << 40)).contains(maxRuntimeRuleBytes) else {
             throw ValidationError("--max-runtime-rule-bytes must be from 0 to 1099511627776")
         }
-        guard (0...86_400).contains(grace) else { throw ValidationError("--grace must be from 0 to 86400 seconds") }
+        try grace.check("--grace")
+        try watchSettle.check("--watch-settle")
         for (flag, name) in [("--session-header", sessionHeader), ("--rule-header", ruleHeader)] {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
                 throw ValidationError("\(flag) must be a header name (letters, digits, '-' and '_')")
@@ -192,6 +196,7 @@ struct ServeOptions: ParsableArguments {
         add("admin-token", adminTokenOption)
         add("cors", cors)
         add("watch", watch.rawValue)
+        add("watch-settle", watchSettle)
         add("grace", grace)
         add("pid-file", pidFile)
         add("ready-fd", readyDescriptor)

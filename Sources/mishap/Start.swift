@@ -18,15 +18,15 @@ struct Start: ParsableCommand {
     @Option(name: .customLong("log-file"), help: ArgumentHelp("Where the server's output and logs go (appended).", valueName: "path"))
     var logFile: String = "./mishap.log"
 
-    @Option(help: ArgumentHelp("How long to wait for the server to accept connections.", valueName: "seconds"))
-    var timeout: Double = 30
+    @Option(help: ArgumentHelp("How long to wait for the server to accept connections. " + DurationOption.rule, valueName: "duration"))
+    var timeout = DurationOption(seconds: 30)
 
     func validate() throws {
-        guard (0.1...86_400).contains(timeout) else { throw ValidationError("--timeout must be from 0.1 to 86400 seconds") }
+        try timeout.check("--timeout", lowest: 100)
     }
 
     func run() throws {
-        let pidPath = FileSystem.absolutePath(options.pidFile ?? "./mishap.pid")
+        let pidPath = FileSystem.absolutePath(options.pidFile ?? PidFileOption.defaultPath)
         let logPath = FileSystem.absolutePath(logFile)
         // The pid file is claimed before the server is started: of two starts at once with the
         // same pid file, one claims it and the other exits here, with no server of its own.
@@ -76,7 +76,7 @@ struct Start: ParsableCommand {
             throw ExitCode.failure
         }
 
-        if let url = readLine(from: ready.read, timeout: timeout) {
+        if let url = readLine(from: ready.read, timeout: timeout.seconds) {
             serving = true
             print("mishap running at \(url) (pid \(child)); pid file \(pidPath), logs in \(logPath)")
             return
@@ -90,7 +90,7 @@ struct Start: ParsableCommand {
             printError("mishap: the server did not start (exit status \(status >> 8)):")
         } else {
             kill(child, SIGTERM)
-            printError("mishap: the server did not accept connections within \(timeout) s; stopped it:")
+            printError("mishap: the server did not accept connections within \(timeout.seconds) s; stopped it:")
         }
         for line in lines { printError("  \(line)") }
         throw ExitCode.failure

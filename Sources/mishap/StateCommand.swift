@@ -22,8 +22,8 @@ struct StateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The session whose values to show or change (X-Mishap-Session); without it, those of requests without a session.", valueName: "id"))
     var session: String?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("How long the values set last before they return to their initial values (30s, 2m, 500ms).", valueName: "duration"))
-    var duration: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp("How long the values set last before they return to their initial values. " + DurationOption.rule, valueName: "duration"))
+    var duration: DurationOption?
 
     @Option(help: ArgumentHelp("The server to ask (default: the URL in the pid file, else http://127.0.0.1:8080).", valueName: "url"))
     var url: String?
@@ -42,6 +42,7 @@ struct StateCommand: ParsableCommand {
         if duration != nil && assignments.isEmpty {
             throw ValidationError("--for needs values to set (NAME=VALUE)")
         }
+        try duration?.check("--for")
         if session?.isEmpty == true { throw ValidationError("--session must not be empty") }
         if let adminToken, adminToken.isEmpty || !adminToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
             throw ValidationError("--admin-token must be printable ASCII with no spaces, and not empty")
@@ -49,7 +50,7 @@ struct StateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let server = url ?? PidFileOption.serverURL(pid) ?? "http://127.0.0.1:8080"
+        let server = url ?? PidFileOption.serverURL(pid) ?? defaultServerURL
         let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
         var target = "/__mishap/state"
         if let session { target += "?session=" + QueryText.encoded(session) }
@@ -66,7 +67,7 @@ struct StateCommand: ParsableCommand {
         }
     }
 
-    /// `{"NAME": "VALUE", ...}`, each value `{"value": "VALUE", "for": "30s"}` with --for.
+    /// `{"NAME": "VALUE", ...}`, each value `{"value": "VALUE", "for": "30000ms"}` with --for.
     private func requestBody() -> String {
         guard !assignments.isEmpty else { return "" }
         var out: [UInt8] = Array("{".utf8)
@@ -80,7 +81,8 @@ struct StateCommand: ParsableCommand {
                 out += Array(#"{"value":"#.utf8)
                 Self.appendString(value, to: &out)
                 out += Array(#","for":"#.utf8)
-                Self.appendString(duration, to: &out)
+                // In milliseconds with their unit: what the server reads whatever its version.
+                Self.appendString("\(duration.milliseconds)ms", to: &out)
                 out.append(UInt8(ascii: "}"))
             } else {
                 Self.appendString(value, to: &out)

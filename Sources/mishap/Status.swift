@@ -1,15 +1,21 @@
 import ArgumentParser
 import MishapSupport
 
-/// `mishap status`: whether a started server runs (its pid file), or whether a URL serves (its health check).
+/// `mishap status`: whether a started server runs (its pid file), else whether one serves where
+/// `state` and `force` look (its health check), or whether a URL serves.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Say whether a server started with 'start' is running, and where.",
+        abstract: "Say whether a mishap server is running, and where.",
         discussion: """
-            Exits 0 when it is running, 1 when it is not. With --url, asks the server at that \
-            address instead (GET /__mishap/health, 200 expected), with no pid file: a health \
-            check for containers and scripts.
+            Exits 0 when it is running, 1 when it is not. Without a server holding the pid file, \
+            asks http://127.0.0.1:8080, as 'state' and 'force' do: a server started with 'serve' \
+            (or 'make run') is found too. With --url, asks the server at that address instead \
+            (GET /__mishap/health), with no pid file: a health check for containers and \
+            scripts; https:// URLs are checked trusting the local certificate authority \
+            ($MISHAP_TLS_DIR/ca.pem, else ~/.local/share/mishap/tls/ca.pem) when there is one. A \
+            server whose admin API wants a token (401) or refuses the call (403) is serving all \
+            the same.
             """
     )
 
@@ -18,7 +24,7 @@ struct Status: ParsableCommand {
     @Option(help: ArgumentHelp("Check the server at this URL through its admin API instead of the pid file.", valueName: "url"))
     var url: String?
 
-    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token, for --url (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
     var adminToken: String?
 
     func validate() throws {
@@ -28,37 +34,79 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
+        let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
         if let url {
-            let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
-            switch healthCheck(url: url, token: token) {
-            case .success:
-                print("mishap is serving at \(url)")
-                return
-            case .failure(let failure):
-                print("mishap is not serving at \(url): \(failure)")
-                throw ExitCode.failure
-            }
+            try report(url: url, token: token)
+            return
         }
         let path = FileSystem.absolutePath(pid.pidFile)
+        let withoutPidFile: String
         switch PidFile.check(path) {
         case .absent:
-            print("mishap is not running (no pid file at \(path))")
+            withoutPidFile = "no pid file at \(path)"
         case .unreadable(let reason):
             print("mishap: cannot read the pid file \(path): \(reason)")
+            throw ExitCode.failure
         case .starting:
             print("mishap is starting (pid file \(path)); not serving yet")
+            throw ExitCode.failure
         case .server(let file, locked: true) where file.url == nil:
             print("mishap is starting (pid \(file.pid)); not serving yet")
+            throw ExitCode.failure
         case .server(let file, _):
-            print("mishap is running at \(file.url ?? "an unknown address") (pid \(file.pid))")
+            try report(file, token: token)
             return
         case .heldByAnother(let file):
             print("mishap: a server holds the pid file \(path), but the file names process \(file.pid), which is not that server")
+            throw ExitCode.failure
         case .stale(nil):
-            print("mishap is not running (the pid file \(path) names no process)")
+            withoutPidFile = "the pid file \(path) names no process"
         case .stale(let file?):
-            print("mishap is not running (stale pid file \(path): \(file.staleReason))")
+            withoutPidFile = "stale pid file \(path): \(file.staleReason)"
+        }
+        // No server holds the pid file; one may still serve here without one (`mishap serve`,
+        // `make run`), where `state` and `force` would find it.
+        switch healthCheck(url: defaultServerURL, token: token) {
+        case .success(let health) where health.isServing:
+            print(health.sentence(url: defaultServerURL) + " (\(withoutPidFile): not started with 'mishap start')")
+            return
+        case .success(let health):
+            print("mishap is not running (\(withoutPidFile)); \(health.sentence(url: defaultServerURL))")
+        case .failure(let failure):
+            print("mishap is not running (\(withoutPidFile); nothing serves at \(defaultServerURL): \(failure))")
         }
         throw ExitCode.failure
+    }
+
+    /// Says how the server holding the pid file does: running when it answers at the URL the
+    /// file names (as Mishap's health endpoint or not: `--no-admin` has none), not when nothing
+    /// answers there (exit 1): the process alone is not a server that serves.
+    private func report(_ file: PidFile, token: String?) throws {
+        guard let url = file.url else {
+            print("mishap is running at an unknown address (pid \(file.pid))")
+            return
+        }
+        switch healthCheck(url: reachableURL(url), token: token) {
+        case .success:
+            // Answered, as Mishap's health endpoint or not (`--no-admin` sends the path to the
+            // scenarios, or to `--upstream`): the server holding the pid file answers there.
+            print("mishap is running at \(url) (pid \(file.pid))")
+        case .failure(let failure):
+            print("mishap runs (pid \(file.pid)) but does not answer at \(url): \(failure)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Says what serves at `url`: exits 0 when Mishap does (a 401 or 403 from its admin API
+    /// says so too), 1 when nothing or something else answers.
+    private func report(url: String, token: String?) throws {
+        switch healthCheck(url: url, token: token) {
+        case .success(let health):
+            print(health.sentence(url: url))
+            if !health.isServing { throw ExitCode.failure }
+        case .failure(let failure):
+            print("mishap is not serving at \(url): \(failure)")
+            throw ExitCode.failure
+        }
     }
 }

@@ -15,16 +15,16 @@ struct Stop: ParsableCommand {
 
     @OptionGroup var pid: PidFileOption
 
-    @Option(help: ArgumentHelp("How long to wait for the server to exit (requests in flight get its --grace).", valueName: "seconds"))
-    var timeout: Double = 30
+    @Option(help: ArgumentHelp("How long to wait for the server to exit (requests in flight get its --grace). " + DurationOption.rule, valueName: "duration"))
+    var timeout = DurationOption(seconds: 30)
 
     func validate() throws {
-        guard (0...86_400).contains(timeout) else { throw ValidationError("--timeout must be from 0 to 86400 seconds") }
+        try timeout.check("--timeout")
     }
 
     func run() throws {
         let path = FileSystem.absolutePath(pid.pidFile)
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        let deadline = ContinuousClock.now + timeout.duration
         var check = PidFile.check(path)
         // Passing states: a server claimed the pid file a moment ago and has not written its pid
         // yet, or one that failed to start is gone while `start` still holds the file.
@@ -41,7 +41,7 @@ struct Stop: ParsableCommand {
             printError("mishap: cannot read the pid file \(path): \(reason)")
             throw ExitCode.failure
         case .starting:
-            printError("mishap: a server holds the pid file \(path) but has not written its pid within \(timeout) s; not stopping it")
+            printError("mishap: a server holds the pid file \(path) but has not written its pid within \(timeout.seconds) s; not stopping it")
             throw ExitCode.failure
         case .heldByAnother(let named):
             printError("mishap: a server holds the pid file \(path), but the file names process \(named.pid), which is not that server; not signalling it")
@@ -66,7 +66,7 @@ struct Stop: ParsableCommand {
         kill(file.pid, SIGTERM)
         while ProcessIdentity.isAlive(file.pid) {
             guard ContinuousClock.now < deadline else {
-                printError("mishap: process \(file.pid) is still running \(timeout) s after SIGTERM")
+                printError("mishap: process \(file.pid) is still running \(timeout.seconds) s after SIGTERM")
                 throw ExitCode.failure
             }
             usleep(20_000)

@@ -8,8 +8,8 @@ struct UpstreamServeOptions: ParsableArguments {
     @Option(name: .customLong("upstream"), help: ArgumentHelp("Send requests no rule answers on to this server (http:// or https://, a path prefix or not) and pass its answers back, instead of answering 404.", valueName: "url"))
     var url: String?
 
-    @Option(name: .customLong("upstream-timeout"), help: ArgumentHelp("How long a request sent on to an upstream (--upstream, or a rule's proxy) may take, connecting included, before it is answered 504.", valueName: "seconds"))
-    var timeout: Double = Double(UpstreamOptions.defaultTimeoutMilliseconds) / 1000
+    @Option(name: .customLong("upstream-timeout"), help: ArgumentHelp("How long a request sent on to an upstream (--upstream, or a rule's proxy) may take, connecting included, before it is answered 504. " + DurationOption.rule, valueName: "duration"))
+    var timeout = DurationOption(seconds: UpstreamOptions.defaultTimeoutMilliseconds / 1000)
 
     @Option(name: .customLong("upstream-ca"), help: ArgumentHelp("Trust the CA certificates in this PEM file for HTTPS upstreams (--upstream, or a rule's proxy), instead of the system's.", valueName: "path"))
     var caFile: String?
@@ -18,9 +18,7 @@ struct UpstreamServeOptions: ParsableArguments {
         if let url, let problem = ProxyTarget.problem(with: url) {
             throw ValidationError("--upstream \(problem): '\(url)'")
         }
-        guard timeout.isFinite, (0.001...86_400).contains(timeout) else {
-            throw ValidationError("--upstream-timeout must be from 0.001 to 86400 seconds")
-        }
+        try timeout.check("--upstream-timeout", lowest: 1)
         if let caFile, FileSystem.readText(caFile) == nil {
             throw ValidationError("--upstream-ca: cannot read '\(caFile)'")
         }
@@ -29,7 +27,7 @@ struct UpstreamServeOptions: ParsableArguments {
     /// The service's upstream options; nil when none of these options is given. Without
     /// `--upstream`, the timeout and the CA file apply to rules' `proxy` URLs.
     var options: UpstreamOptions? {
-        let milliseconds = Int((timeout * 1000).rounded())
+        let milliseconds = timeout.milliseconds
         guard url != nil || caFile != nil || milliseconds != UpstreamOptions.defaultTimeoutMilliseconds else { return nil }
         return UpstreamOptions(url: url, timeoutMilliseconds: milliseconds, caFile: caFile)
     }

@@ -44,8 +44,9 @@ struct ForceCommandTests {
     @Test(arguments: [
         (["force", "maintenance"], "give the endpoint and the rule"),
         (["force", "POST /login", "maintenance", "--times", "0"], "--times must be 1 or more"),
-        (["force", "POST /login", "maintenance", "--for", "soon"], "--for must be a duration"),
-        (["force", "POST /login", "maintenance", "--for", "0"], "--for must be a duration"),
+        (["force", "POST /login", "maintenance", "--for", "soon"],
+         "--for must be from 0.001 to 86400 seconds (a number of seconds, or with a unit: 500ms, 30s, 2m); not 'soon'"),
+        (["force", "POST /login", "maintenance", "--for", "0"], "--for must be from 0.001 to 86400 seconds"),
     ])
     func badArgumentsGetUsage(arguments: [String], message: String) async throws {
         let result = try await runMishap(arguments)

@@ -94,7 +94,7 @@ extension DaemonTests {
             ("log-level", "debug"), ("log-format", "json"), ("seed", "42"), ("session-header", "X-Test-Session"),
             ("rule-header", "X-Test-Rule"), ("journal-size", "5"), ("max-sessions", "77"), ("session-prefix", "/__s"),
             ("max-runtime-rules", "50"), ("max-runtime-rules-per-session", "5"), ("no-admin", nil),
-            ("admin-token", "-a-token-that-starts-like-an-option"), ("cors", "http://app.test:3000"), ("watch", "poll"), ("grace", "2.5"),
+            ("admin-token", "-a-token-that-starts-like-an-option"), ("cors", "http://app.test:3000"), ("watch", "poll"), ("watch-settle", "1500ms"), ("grace", "2.5"),
             ("pid-file", "my.pid"),
             ("tls-port", "0"), ("tls-dir", folder.path + "/tls"), ("tls-name", "mishap.test"),
             ("tls-cert", folder.path + "/tls/ca.pem"), ("tls-key", folder.path + "/tls/ca-key.pem"),

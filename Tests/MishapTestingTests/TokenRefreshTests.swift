@@ -88,7 +88,12 @@ import Testing
         try Self.shared.setState(["meCalls": 3], session: session)
         await #expect(throws: AccountError.refreshFailed) { try await client.profile() }
         #expect(await client.isSignedIn, "a failed refresh keeps the tokens")
-        #expect(Self.answers(session).dropFirst() == ["GET /me expired 401", "POST /token \(answer)"])
+        // After the reset, URLSession's libcurl may re-send the POST's head on its reused
+        // connection and close it before the body: journaled as such (`bodyIncomplete`), never
+        // answered, and no retry of the client's own.
+        let answered = Self.shared.requests(session: session).filter { !$0.bodyIncomplete }
+        #expect(answered.dropFirst().map { "\($0.method) \($0.path) \($0.rule ?? "-") \($0.status.map(String.init) ?? $0.fault ?? "-")" }
+            == ["GET /me expired 401", "POST /token \(answer)"])
     }
 
     @Test func parallelRequestsThatAllGet401ShareOneRefresh() async throws {
