@@ -15,8 +15,10 @@ public final class Engine: Sendable {
     private let random: RandomSource
     /// The file endpoints by name (`GET /login`), for runtime entries that force one of their rules.
     private let endpointsByName: [String: Endpoint]
-    private let literalPaths: [String: [Endpoint]]
-    private let patternPaths: PathTrie
+    let literalPaths: [String: [Endpoint]]
+    let patternPaths: PathTrie
+    /// Close paths for a 404's near misses, built on the first (`NearMiss.swift`).
+    let nearMissIndex = NearMissIndex()
 
     /// The answer when no endpoint or rule matches, as the seed server gives it.
     public static let notFoundBody: [UInt8] = ErrorBody.json(reason: "Not Found")

@@ -27,6 +27,10 @@ public struct RecordedRule: Sendable {
 /// One endpoint of a recording (a method and an exact path) and the rules recorded for it, in
 /// the order first match needs: rules testing more query parameters first, the rule for a
 /// request without a query last, so every recorded request is answered by its own rule.
+///
+/// Kept as groups by the number of parameters tested, each in recording order, with the
+/// queries and names in tables: adding a rule and finding one cost the same for the
+/// thousandth rule as for the first (only `rules`, for writing the file, walks them all).
 public struct RecordedEndpoint: Sendable {
     /// The method, upper case, as the request had it.
     public let method: String
@@ -34,7 +38,12 @@ public struct RecordedEndpoint: Sendable {
     public let path: String
     /// Its scenario file's name without `.yaml`, unique within the recording.
     public let fileStem: String
-    public private(set) var rules: [RecordedRule] = []
+    /// The rules by how many query parameters they test, each group in recording order.
+    private var groups: [Int: [RecordedRule]] = [:]
+    /// Where the rule of each query is: its group, and its place in it.
+    private var places: [RecordedQuery: (group: Int, index: Int)] = [:]
+    /// The names of its rules, in lower case (names are unique in any case).
+    public private(set) var ruleNames: Set<String> = []
 
     /// An endpoint with no rules yet, written to `fileStem.yaml`.
     public init(method: String, path: String, fileStem: String) {
@@ -49,12 +58,17 @@ public struct RecordedEndpoint: Sendable {
     /// `GET /v1/orders`: the endpoint as a scenario file declares it.
     public var declaration: String { "\(method) \(path)" }
 
-    /// The names of its rules, in lower case (names are unique in any case).
-    public var ruleNames: Set<String> { Set(rules.map { $0.name.lowercased() }) }
+    /// How many rules it has.
+    public var count: Int { places.count }
+
+    /// The rules in file order: more parameters tested first, then in recording order.
+    public var rules: [RecordedRule] {
+        groups.keys.sorted(by: >).flatMap { groups[$0] ?? [] }
+    }
 
     /// The rule recorded for `query`, if any.
     public func rule(for query: RecordedQuery) -> RecordedRule? {
-        rules.first { $0.query == query }
+        places[query].flatMap { groups[$0.group]?[$0.index] }
     }
 
     /// Adds `rule` after every rule that tests as many query parameters or more, and before
@@ -62,9 +76,10 @@ public struct RecordedEndpoint: Sendable {
     /// above another can take a request recorded for the one below: one above tests more
     /// parameters than that request has, or as many but other ones.
     public mutating func insert(_ rule: RecordedRule) {
-        let count = rule.query.parameters.count
-        let index = rules.firstIndex { $0.query.parameters.count < count } ?? rules.endIndex
-        rules.insert(rule, at: index)
+        let group = rule.query.parameters.count
+        places[rule.query] = (group, groups[group]?.count ?? 0)
+        groups[group, default: []].append(rule)
+        ruleNames.insert(rule.name.lowercased())
     }
 
     /// The methods a scenario file's endpoint may name (not `ANY`, which is no request's).

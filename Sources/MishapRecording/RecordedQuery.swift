@@ -9,6 +9,9 @@ import MishapEngine
 public struct RecordedQuery: Sendable, Hashable {
     /// Each name once, with its first value, in the order sent.
     public let parameters: [Field]
+    /// The parameters in name order, what `==` and `hash(into:)` compare: sorted once, not at
+    /// every comparison.
+    private let sortedParameters: [Field]
 
     /// The query of a request as conditions. Refused when a name cannot be a condition's key:
     /// empty, or longer than scenario files allow.
@@ -23,6 +26,7 @@ public struct RecordedQuery: Sendable, Hashable {
             parameters.append(field)
         }
         self.parameters = parameters
+        sortedParameters = parameters.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
     /// The longest name a `when:` mapping takes (`FileCompiler.maximumNameLength`).
@@ -39,11 +43,6 @@ public struct RecordedQuery: Sendable, Hashable {
     /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sortedParameters)
-    }
-
-    /// The parameters in name order, for comparing.
-    private var sortedParameters: [Field] {
-        parameters.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
     /// The `when:` lines of a rule that answers this query, indented by `indent` spaces; no

@@ -36,7 +36,11 @@ extension FileCompiler {
                 switch name {
                 case "query": source = .query(field.name)
                 case "headers": source = .header(field.name)
-                case "body": source = .body(field.name.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+                case "body":
+                    source = .body(field.name.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+                    if let feature = JSONPathLookalike.feature(of: field.name) {
+                        warning(JSONPathLookalike.message(field.name, feature: feature), at: field.key)
+                    }
                 case "state":
                     guard let declared = declaredState(field.name, at: field.key) else { valid = false; continue }
                     guard let condition = compileCondition(field.value),
@@ -60,6 +64,12 @@ extension FileCompiler {
             }
         }
         return valid ? predicate : nil
+    }
+
+    /// Notes a warning at `node`: the set still loads (`ScenarioSet.warnings`).
+    mutating func warning(_ message: String, at node: YAMLNode) {
+        warnings.append(ScenarioDiagnostic(file: displayPath, line: max(1, node.mark.line), column: max(1, node.mark.column),
+                                           message: message))
     }
 
     /// A value alone means equality, a list means one of, a mapping combines named tests.

@@ -9,6 +9,8 @@ struct FileCompiler {
     /// Where body files named by this file are looked up, and the folder they must stay inside.
     let bodyFiles: BodyFileResolver
     var diagnostics: [ScenarioDiagnostic] = []
+    /// What loads but is likely a mistake (a body field written as JSONPath), located.
+    var warnings: [ScenarioDiagnostic] = []
     /// The cycle counters of the set this one replaces, by state key: an unchanged cycle rule
     /// keeps counting where it was.
     let previousCounters: [String: CycleCounter]

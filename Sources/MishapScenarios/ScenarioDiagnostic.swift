@@ -16,4 +16,12 @@ public struct ScenarioDiagnostic: Sendable, Equatable, CustomStringConvertible {
 
     /// `scenarios/login.yaml:14:7: unknown key 'stauts' (did you mean 'status'?)`
     public var description: String { "\(file):\(line):\(column): \(message)" }
+
+    /// At most `maximum` of `warnings`, then one more at the first left out saying how many were.
+    static func capped(_ warnings: [ScenarioDiagnostic], maximum: Int = 100) -> [ScenarioDiagnostic] {
+        guard warnings.count > maximum else { return warnings }
+        let first = warnings[maximum]
+        return Array(warnings.prefix(maximum)) + [ScenarioDiagnostic(file: first.file, line: first.line, column: first.column,
+            message: "warning: \(warnings.count - maximum) more warning(s) not shown (at most \(maximum) are); the first is here")]
+    }
 }

@@ -89,6 +89,7 @@ public enum ScenarioLoader {
         runtime: RuntimeCompile? = nil
     ) throws(ScenarioError) -> ScenarioSet {
         var diagnostics = earlier
+        var warnings: [ScenarioDiagnostic] = []
         var counters: [String: CycleCounter] = [:]
         var quotas: [String: QuotaCounter] = [:]
         var endpoints: [Endpoint] = []
@@ -159,6 +160,7 @@ public enum ScenarioLoader {
                 }
             }
             // Problems are found in compile order, not file order; report them as a reader meets them.
+            warnings += compiler.warnings
             diagnostics += compiler.diagnostics.enumerated().sorted {
                 ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
             }.map(\.element)
@@ -196,7 +198,7 @@ public enum ScenarioLoader {
                 set.state = StateStore(declarations: declarations, carryingOver: previous?.state, now: MonotonicClock.milliseconds())
             }
         }
-        set.warnings = RuleReachability.warnings(endpoints).map { warning in
+        set.warnings = (ScenarioDiagnostic.capped(warnings) + RuleReachability.warnings(endpoints)).map { warning in
             var warning = warning
             warning.message = YAMLLimits.oneLine(warning.message)
             return warning

@@ -36,7 +36,7 @@ struct AdminAPI: Sendable {
         "routes": Route(method: "GET", parameters: []) { api, _ in api.routes() },
         "reset": Route(method: "POST", parameters: ["session"]) { api, request in api.reset(request) },
         "reload": Route(method: "POST", parameters: []) { api, _ in api.reload() },
-        "requests": Route(method: "GET", parameters: journalFilters + ["limit"]) { api, request in
+        "requests": Route(method: "GET", parameters: journalFilters + ["limit", "bodyBytes"]) { api, request in
             api.requests(request)
         },
         "requests/count": Route(method: "GET", parameters: journalFilters) { api, request in api.count(request) },
@@ -262,19 +262,25 @@ struct AdminAPI: Sendable {
         }
     }
 
+    /// The journal's entries matching the call's filters, within `JournalListing.byteBudget`
+    /// (`truncated` and `next` say where the rest starts), each body cut to `bodyBytes` if given.
     private func requests(_ request: Request) -> ResponsePlan {
         let filter: JournalFilter
         switch Self.journalFilter(request) {
         case .failure(let problem): return Self.error(400, problem.reason)
         case .success(let parsed): filter = parsed
         }
+        var bodyBytes: Int?
+        if let text = request.queryValue("bodyBytes") {
+            guard let value = Int(text), value >= 0 else { return Self.error(400, "'bodyBytes' must be a whole number, 0 or more") }
+            bodyBytes = value
+        }
         let (entries, dropped) = service.journal.entries(matching: filter)
-        return Self.json(200, .object([
-            ("requests", .array(entries.map(Self.json(for:)))),
-            ("capacity", .int(service.journal.capacity)),
-            ("dropped", .int(dropped)),
-            ("resets", .int(service.journal.clears)),
-        ]))
+        let listing = JournalListing(entries: entries, capacity: service.journal.capacity, dropped: dropped,
+                                     resets: service.journal.clears, bodyBytes: bodyBytes)
+        return ResponsePlan(status: 200, headers: [Field("Content-Type", "application/json; charset=utf-8"),
+                                                   Field("Cache-Control", "no-store")],
+                            body: listing.json())
     }
 
     private func retries(_ request: Request) -> ResponsePlan {
@@ -287,44 +293,6 @@ struct AdminAPI: Sendable {
     }
 
     // MARK: JSON
-
-    static func json(for entry: JournalEntry) -> JSON {
-        var members: [(String, JSON)] = [
-            ("id", .int(Int(entry.id))),
-            ("time", .string(WallClock.iso8601(milliseconds: entry.time))),
-            ("method", .string(entry.method)),
-            ("path", .string(entry.path)),
-            ("query", .array(entry.query.map { .array([.string($0.name), .string($0.value)]) })),
-            ("headers", .array(entry.headers.map { .array([.string($0.name), .string($0.value)]) })),
-        ]
-        if let text = entry.bodyText {
-            members.append(("body", .string(text)))
-        } else {
-            members.append(("bodyBase64", .string(Base64.encode(entry.body))))
-        }
-        members += [
-            ("bodySize", .int(entry.bodySize)),
-            ("bodyTruncated", .bool(entry.body.count < entry.bodySize)),
-            ("session", .optional(entry.session)),
-            ("endpoint", .optional(entry.endpoint)),
-            ("rule", .optional(entry.rule)),
-            ("status", .optional(entry.status)),
-            ("fault", .optional(entry.fault?.rawValue)),
-            ("delayMs", .int(entry.delayMilliseconds)),
-            ("hang", .bool(entry.hang)),
-            ("stateChanges", .array(entry.stateChanges.map(json(for:)))),
-            ("runtimeRule", .optional(entry.runtimeRule)),
-            // In hundredths of a millisecond, as the request log writes it.
-            ("durationMs", entry.durationNanoseconds.map { .double(Double($0 / 10_000) / 100) } ?? .null),
-            ("closedEarly", .bool(entry.closedEarly)),
-        ]
-        if entry.bodyIncomplete { members.append(("bodyIncomplete", .bool(true))) }
-        if let upstream = entry.upstream {
-            members.append(("upstream", .string(upstream)))
-            members.append(("upstreamMs", entry.upstreamMilliseconds.map { .double(($0 * 100).rounded() / 100) } ?? .null))
-        }
-        return .object(members)
-    }
 
     static func json(for observation: RetryObservation) -> JSON {
         .object([

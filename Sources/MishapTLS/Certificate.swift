@@ -43,6 +43,12 @@ public final class Certificate: @unchecked Sendable {
             try TLSError.check(gnutls_x509_crt_set_basic_constraints(crt, 1, Int32(authority.pathLength ?? -1)), "marking it an authority")
             try TLSError.check(gnutls_x509_crt_set_key_usage(crt, UInt32(GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE)),
                                "setting the key usage")
+            if let permitted = authority.permittedNames {
+                try permitted.withGnuTLS { (constraints: gnutls_x509_name_constraints_t) throws(TLSError) in
+                    // Critical, as RFC 5280 requires: a client that cannot check them must refuse.
+                    try TLSError.check(gnutls_x509_crt_set_name_constraints(crt, constraints, 1), "setting the name constraints")
+                }
+            }
         } else {
             try TLSError.check(gnutls_x509_crt_set_basic_constraints(crt, 0, -1), "marking it a server's")
             try TLSError.check(gnutls_x509_crt_set_key_usage(crt, UInt32(GNUTLS_KEY_DIGITAL_SIGNATURE)), "setting the key usage")
@@ -89,6 +95,22 @@ public final class Certificate: @unchecked Sendable {
 
     /// The last second it is valid, in seconds since the epoch.
     public var notAfter: Int { Int(gnutls_x509_crt_get_expiration_time(certificate)) }
+
+    /// The first second it is valid, in seconds since the epoch.
+    public var notBefore: Int { Int(gnutls_x509_crt_get_activation_time(certificate)) }
+
+    /// The names an authority may vouch for (its name constraints); nil when it has none.
+    public var nameConstraints: NameConstraints? { NameConstraints.read(from: certificate) }
+
+    /// The SHA-1 fingerprint of the certificate, in upper-case hex without separators, as
+    /// macOS's `security delete-certificate -Z` takes it.
+    public func sha1Fingerprint() throws(TLSError) -> String {
+        var bytes = [UInt8](repeating: 0, count: 20)
+        var size = bytes.count
+        try TLSError.check(gnutls_x509_crt_get_fingerprint(certificate, GNUTLS_DIG_SHA1, &bytes, &size), "computing the fingerprint")
+        let digits = Array("0123456789ABCDEF".utf8)
+        return String(decoding: bytes[..<size].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+    }
 
     /// The subject's common name.
     public var commonName: String {

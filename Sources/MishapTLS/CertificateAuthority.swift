@@ -5,6 +5,11 @@ import MishapSupport
 /// written with mode 0600. `mishap tls init` makes it once; every `serve --tls-port` then
 /// issues a fresh server certificate from it for the names asked, always for the same server
 /// key, so an app's SPKI pin stays valid across restarts.
+///
+/// The authority may vouch for the names it was made for only (`NameConstraints`): the
+/// loopback addresses, `localhost`, this machine's name, the names given when it was made, and
+/// the TLS failure catalogue's own (`wrong.host.invalid`). It lasts `authorityDays`; names
+/// wanted later, or a new year, need a new authority (trusted anew).
 public struct CertificateAuthority: Sendable {
     /// The folder.
     public let directory: String
@@ -20,11 +25,16 @@ public struct CertificateAuthority: Sendable {
     public static let keyFile = "ca-key.pem"
     public static let serverKeyFile = "server-key.pem"
 
-    /// How long the authority is valid: ten years.
-    static let authorityDays = 3650
-    /// How long a server certificate is valid: 397 days, within what Apple's platforms accept
-    /// for a TLS server certificate (825 days for a certificate from a root the user added).
-    public static let serverDays = 397
+    /// How long the authority is valid: about a year and a month, so a year of use and a month
+    /// to make and trust the next; a trusted key that leaks is good for that long at most.
+    public static let authorityDays = 400
+    /// How long a server certificate is valid (and never beyond the authority): 90 days. It
+    /// is issued anew at every start of `serve`, so only a server running longer sees it end.
+    public static let serverDays = 90
+    /// How long before its end the authority's coming expiry is warned of.
+    public static let expiryWarningDays = 30
+    /// The address ranges every authority may vouch for: the loopback ones.
+    public static let loopbackRanges = ["127.0.0.0/8", "::1/128"]
 
     /// The default folder: `$MISHAP_TLS_DIR`, else `$XDG_DATA_HOME/mishap/tls`, else
     /// `~/.local/share/mishap/tls`.
@@ -47,16 +57,18 @@ public struct CertificateAuthority: Sendable {
         FileSystem.readText(directory + "/" + certificateFile) != nil
     }
 
-    /// Makes a new authority in `directory` (created, mode 0700, if missing). Refuses when the
-    /// folder already holds one: replacing it would break every device that trusts it.
-    public static func create(directory: String, now: Int, name: String = "Mishap Local CA") throws(TLSError) -> CertificateAuthority {
+    /// Makes a new authority in `directory` (created, mode 0700, if missing), permitted to vouch
+    /// for `permittedNames(extra: names)`. Refuses when the folder already holds one: replacing
+    /// it would break every device that trusts it.
+    public static func create(directory: String, now: Int, names: [String] = [],
+                              name: String = "Mishap Local CA") throws(TLSError) -> CertificateAuthority {
         if exists(directory: directory) {
             throw TLSError("\(directory) already holds a certificate authority (\(certificateFile)); remove the folder to make a new one")
         }
         if let problem = FileSystem.makeFolders(directory, mode: 0o700) { throw TLSError(problem) }
         let key = try PrivateKey.generate()
         let request = CertificateRequest(commonName: name, notBefore: now - 3600, notAfter: now + authorityDays * 86_400,
-                                         authority: CertificateRequest.Authority(pathLength: 1))
+                                         authority: CertificateRequest.Authority(pathLength: 1, permittedNames: permittedNames(extra: names)))
         let certificate = try Certificate.issue(request, key: key, issuer: nil)
         let serverKey = try PrivateKey.generate()
         // Keys first: a folder left without its certificate is not taken for a finished one.
@@ -88,17 +100,84 @@ public struct CertificateAuthority: Sendable {
         return CertificateAuthority(directory: directory, certificate: certificate, key: key, serverKey: serverKey)
     }
 
-    /// The authority in `directory`, made first when there is none; `created` says which.
-    public static func openOrCreate(directory: String, now: Int) throws(TLSError) -> (authority: CertificateAuthority, created: Bool) {
+    /// The authority in `directory`, made first when there is none (for `names` besides the
+    /// defaults); `created` says which.
+    public static func openOrCreate(directory: String, now: Int, names: [String] = []) throws(TLSError) -> (authority: CertificateAuthority, created: Bool) {
         if exists(directory: directory) { return (try open(directory: directory), false) }
-        return (try create(directory: directory, now: now), true)
+        return (try create(directory: directory, now: now, names: names), true)
     }
 
-    /// A server certificate for `names` (host names and addresses) and the server key.
+    /// The names an authority made now may vouch for: `localhost`, this machine's name and the
+    /// loopback ranges, each of `extra` (an address as itself alone), and the TLS failure
+    /// catalogue's `wrong.host.invalid`, without repeats.
+    public static func permittedNames(extra: [String]) -> NameConstraints {
+        var hostNames: [String] = [], ranges = loopbackRanges
+        for name in defaultNames(extra: extra) + [TLSCatalogue.wrongHostName] {
+            if let address = IPAddressBytes.parse(name) {
+                let range = "\(IPAddressBytes.text(address) ?? name)/\(address.count * 8)"
+                if !NameConstraints(hostNames: [], addressRanges: ranges).permits(name) { ranges.append(range) }
+            } else {
+                // A wildcard's constraint is the name under it (`*.a.test` is within `a.test`).
+                let host = (name.hasPrefix("*.") ? String(name.dropFirst(2)) : name).lowercased()
+                if !hostNames.contains(host) { hostNames.append(host) }
+            }
+        }
+        return NameConstraints(hostNames: hostNames, addressRanges: ranges)
+    }
+
+    /// Whether the authority may vouch for `name` (a host name or an address): within its name
+    /// constraints, or any name for an authority made without them (by Mishap before it set them).
+    public func permits(_ name: String) -> Bool {
+        certificate.nameConstraints?.permits(name) ?? true
+    }
+
+    /// A server certificate for `names` (host names and addresses) and the server key, valid
+    /// for `serverDays` and never past the authority's end. Refused when the authority has
+    /// ended: every client would refuse what it signs.
     public func issueServerIdentity(names: [String], now: Int) throws(TLSError) -> TLSIdentity {
-        let certificate = try Certificate.issue(.server(names: names, now: now, days: Self.serverDays), key: serverKey,
-                                                issuer: (self.certificate, key))
+        if certificate.notAfter <= now {
+            throw TLSError("the local certificate authority in \(directory) ended on \(Self.day(certificate.notAfter)): "
+                + "clients refuse what it signs; make a new one (\(Self.renewal(directory))) and trust its ca.pem")
+        }
+        var request = CertificateRequest.server(names: names, now: now, days: Self.serverDays)
+        request.notAfter = min(request.notAfter, certificate.notAfter)
+        let certificate = try Certificate.issue(request, key: serverKey, issuer: (self.certificate, key))
         return try TLSIdentity(chain: [certificate], key: serverKey)
+    }
+
+    /// What is wrong with the authority, or soon will be, in words, each saying what to do: a
+    /// key file others may read, no name constraints (made by an earlier Mishap), an end near.
+    public func warnings(now: Int) -> [String] {
+        var warnings: [String] = []
+        for file in [Self.keyFile, Self.serverKeyFile] {
+            if let mode = FileSystem.permissions(path(file)), mode & 0o077 != 0 {
+                warnings.append("\(path(file)) can be read by other users (mode \(String(mode, radix: 8))): anyone who reads "
+                    + "\(file == Self.keyFile ? "the authority's key can make certificates your devices trust" : "the server's key can pose as this server"); "
+                    + "run: chmod 600 '\(path(file))'")
+            }
+        }
+        if certificate.nameConstraints == nil {
+            warnings.append("the local certificate authority in \(directory) was made by an earlier Mishap, without name constraints "
+                + "and for 10 years: wherever it is trusted, its key can vouch for any site; make a new one, limited to the names "
+                + "Mishap serves (\(Self.renewal(directory))), trust its ca.pem, and remove the old one from every trust store "
+                + "('mishap tls trust' says how)")
+        }
+        let left = certificate.notAfter - now
+        if left > 0 && left < Self.expiryWarningDays * 86_400 {
+            warnings.append("the local certificate authority in \(directory) ends on \(Self.day(certificate.notAfter)): "
+                + "make a new one before (\(Self.renewal(directory))) and trust its ca.pem")
+        }
+        return warnings
+    }
+
+    /// The commands that replace the authority in `directory`.
+    public static func renewal(_ directory: String) -> String {
+        "rm -r '\(directory)' && mishap tls init --dir '\(directory)', with --name for each extra name"
+    }
+
+    /// A day, `2027-01-01`, of seconds since the epoch.
+    public static func day(_ seconds: Int) -> String {
+        String(WallClock.iso8601(milliseconds: Int64(seconds) * 1000).prefix(10))
     }
 
     /// The names a server certificate is issued for by default: `localhost`, the loopback

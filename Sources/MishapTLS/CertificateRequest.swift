@@ -19,9 +19,12 @@ public struct CertificateRequest: Sendable {
     public struct Authority: Sendable {
         /// How many intermediate authorities may follow in a chain; nil for no limit.
         public var pathLength: Int?
+        /// The only names the certificates it signs may name; nil for any.
+        public var permittedNames: NameConstraints?
 
-        public init(pathLength: Int? = nil) {
+        public init(pathLength: Int? = nil, permittedNames: NameConstraints? = nil) {
             self.pathLength = pathLength
+            self.permittedNames = permittedNames
         }
     }
 

@@ -9,4 +9,17 @@ enum IPAddressBytes {
         if inet_pton(AF_INET6, text, &bytes) == 1 { return bytes }
         return nil
     }
+
+    /// The text of 4 or 16 address bytes (`127.0.0.0`, `::1`); nil for another count.
+    static func text(_ bytes: [UInt8]) -> String? {
+        let family: Int32
+        switch bytes.count {
+        case 4: family = AF_INET
+        case 16: family = AF_INET6
+        default: return nil
+        }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard inet_ntop(family, bytes, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }

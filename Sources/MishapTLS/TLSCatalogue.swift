@@ -12,6 +12,11 @@ public enum TLSPersonality: Sendable {
 /// The certificates and settings of every failure of the catalogue, made from the local
 /// authority at each start (they are cheap to make: ECDSA keys).
 public enum TLSCatalogue {
+    /// The only name of the `wrong-host` failure's certificate: one no client asks for (the
+    /// `.invalid` domain never resolves), within the local authority's name constraints so that
+    /// the failure is the host name's and nothing else.
+    public static let wrongHostName = "wrong.host.invalid"
+
     /// GnuTLS priorities allowing only TLS 1.0 and 1.1.
     public static let oldProtocolPriorities = "NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.0:%COMPAT"
 
@@ -38,17 +43,17 @@ public enum TLSCatalogue {
                 server.notAfter = now + 60 * day
                 personality = .tls(try issued(server, by: ca), priorities: nil)
             case .wrongHost:
-                personality = .tls(try issued(.server(names: ["wrong.host.invalid"], now: now, days: 30), by: ca), priorities: nil)
+                personality = .tls(try issued(.server(names: [wrongHostName], now: now, days: 30), by: ca), priorities: nil)
             case .selfSigned:
                 personality = .tls(try issued(.server(names: names, now: now, days: 30), by: nil), priorities: nil)
             case .untrustedRoot:
                 let rootKey = try PrivateKey.generate()
-                let root = try Certificate.issue(CertificateRequest(commonName: "Mishap Untrusted Root", notBefore: now - day, notAfter: now + 3650 * day,
+                let root = try Certificate.issue(CertificateRequest(commonName: "Mishap Untrusted Root", notBefore: now - day, notAfter: now + 30 * day,
                                                                     authority: .init(pathLength: 1)), key: rootKey, issuer: nil)
                 personality = .tls(try issued(.server(names: names, now: now, days: 30), by: (root, rootKey)), priorities: nil)
             case .incompleteChain:
                 let intermediateKey = try PrivateKey.generate()
-                let intermediate = try Certificate.issue(CertificateRequest(commonName: "Mishap Intermediate CA", notBefore: now - day, notAfter: now + 365 * day,
+                let intermediate = try Certificate.issue(CertificateRequest(commonName: "Mishap Intermediate CA", notBefore: now - day, notAfter: now + 30 * day,
                                                                             authority: .init(pathLength: 0)), key: intermediateKey, issuer: ca)
                 // The server's certificate alone: the intermediate that links it to the CA is left out.
                 personality = .tls(try issued(.server(names: names, now: now, days: 30), by: (intermediate, intermediateKey)), priorities: nil)

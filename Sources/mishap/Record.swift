@@ -16,7 +16,8 @@ struct Record: ParsableCommand {
         discussion: """
             Serves in the foreground until SIGINT or SIGTERM, every request going to --upstream \
             and its answer back. The first answer to each distinct request (method, path, query) \
-            becomes a rule of its endpoint's file in --out, written at once: one file per endpoint, \
+            becomes a rule of its endpoint's file in --out, written within a tenth of a second (and \
+            everything left when it stops): one file per endpoint, \
             bodies that are large or not text in --out/files/. Set-Cookie and other credentials are \
             left out unless --keep-header names them; request headers are never written. The \
             folder validates with 'mishap validate' and, served with 'mishap serve --scenarios', \
@@ -134,6 +135,8 @@ struct Record: ParsableCommand {
         logger.info("received \(name), stopping")
         let cut = mishap.stop(grace: grace.duration)
         if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
+        // The files of the last rules recorded, written before the summary says they are.
+        recorder.flush()
         let summary = recorder.summary
         let repeats = summary.repeats > 0 ? " (\(summary.repeats) repeat(s) not recorded again)" : ""
         printLine("recorded \(summary.requests) request(s) in \(summary.files) file(s) in \(out)\(repeats)",

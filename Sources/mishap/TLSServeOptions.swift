@@ -13,7 +13,7 @@ struct TLSServeOptions: ParsableArguments {
     @Option(name: .customLong("tls-dir"), help: ArgumentHelp("The local certificate authority's folder, made on first use (default: $MISHAP_TLS_DIR, else ~/.local/share/mishap/tls).", valueName: "dir"))
     var directory: String?
 
-    @Option(name: .customLong("tls-name"), help: ArgumentHelp("Another host name or address for the server's certificate, besides localhost, 127.0.0.1, ::1 and this machine's name (repeatable).", valueName: "name"))
+    @Option(name: .customLong("tls-name"), help: ArgumentHelp("Another host name or address for the server's certificate, besides localhost, 127.0.0.1, ::1 and this machine's name (repeatable). The local authority vouches only for the names it was made with: one added later is left out, with a warning, and needs a new authority.", valueName: "name"))
     var names: [String] = []
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this certificate (PEM, the chain after it) instead of one from the local authority; needs --tls-key. The catalogue is then off.", valueName: "path"))
@@ -72,17 +72,35 @@ struct TLSServeOptions: ParsableArguments {
             }
             return TLSOptions(port: UInt16(port), identity: identity, replacesPlainHTTP: replacingPlainHTTP)
         }
-        let (authority, created) = try CertificateAuthority.openOrCreate(directory: folder, now: now)
-        if created {
-            logger.notice("made a local certificate authority in \(folder); trust \(authority.path(CertificateAuthority.certificateFile)) on your devices ('mishap tls trust' says how)")
-        }
         var extra = names
         if !isLoopback(host: host) && host != "0.0.0.0" && host != "::" { extra.append(host) }
-        let certificateNames = CertificateAuthority.defaultNames(extra: extra)
+        let (authority, created) = try CertificateAuthority.openOrCreate(directory: folder, now: now, names: extra)
+        if created {
+            logger.notice("made a local certificate authority in \(folder), for \(authority.certificate.nameConstraints?.description ?? "") only; trust \(authority.path(CertificateAuthority.certificateFile)) on your devices ('mishap tls trust' says how)")
+        }
+        for warning in authority.warnings(now: now) { logger.warning("\(warning)") }
+        let certificateNames = Self.certificateNames(CertificateAuthority.defaultNames(extra: extra), asked: extra,
+                                                     authority: authority, logger: logger)
         let identity = try authority.issueServerIdentity(names: certificateNames, now: now)
         let catalogue = noCatalogue ? [] : try TLSCatalogue.make(authority: authority, names: certificateNames, now: now)
         return TLSOptions(port: UInt16(port), identity: identity, caCertificatePath: authority.path(CertificateAuthority.certificateFile),
                           catalogue: catalogue, cataloguePort: UInt16(cataloguePort), replacesPlainHTTP: replacingPlainHTTP)
+    }
+
+    /// The names of `wanted` the authority may vouch for. A certificate naming one it may not
+    /// is refused whole, for every name, so the others are left out: with a warning for those
+    /// `asked` for (`--tls-name`, `--host`), which need a new authority; quietly for this
+    /// machine's name, which changes (a container's is new at every run).
+    static func certificateNames(_ wanted: [String], asked: [String], authority: CertificateAuthority, logger: Logger) -> [String] {
+        let outside = wanted.filter { !authority.permits($0) }
+        guard !outside.isEmpty else { return wanted }
+        let askedOutside = outside.filter { name in asked.contains { $0.lowercased() == name.lowercased() } }
+        let message = "left out of the HTTPS certificate: \(outside.joined(separator: ", ")); the local certificate authority in "
+            + "\(authority.directory) vouches for \(authority.certificate.nameConstraints?.description ?? "") only, and names "
+            + "cannot be added to it: for these, make a new one (\(CertificateAuthority.renewal(authority.directory))) "
+            + "and trust its ca.pem"
+        if askedOutside.isEmpty { logger.debug("\(message)") } else { logger.warning("\(message)") }
+        return wanted.filter(authority.permits)
     }
 
     /// These options as arguments of `serve` (see `ServeOptions.arguments`).

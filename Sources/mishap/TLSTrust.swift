@@ -1,4 +1,5 @@
 import ArgumentParser
+import MishapSupport
 import MishapTLS
 
 /// `mishap tls trust`: how to trust the authority everywhere an app under test runs, and the pin.
@@ -14,21 +15,29 @@ struct TLSTrust: ParsableCommand {
         let folder = folderOption.folder
         let authority: CertificateAuthority
         let pin: String
+        let fingerprint: String
         do throws(TLSError) {
             authority = try CertificateAuthority.open(directory: folder)
             pin = try authority.serverKey.spkiPin()
+            fingerprint = try authority.certificate.sha1Fingerprint()
         } catch {
             printError("mishap: \(error)")
             throw ExitCode.failure
         }
-        print(Self.steps(certificate: authority.path(CertificateAuthority.certificateFile), pin: pin))
+        for warning in authority.warnings(now: WallClock.nowSeconds()) { printError("mishap: warning: \(warning)") }
+        let scope = authority.certificate.nameConstraints.map { "it may vouch for \($0.description) only" }
+            ?? "it may vouch for ANY name: made without name constraints, it should be replaced (above)"
+        print(Self.steps(certificate: authority.path(CertificateAuthority.certificateFile), pin: pin, fingerprint: fingerprint,
+                         scope: "\(scope), until \(CertificateAuthority.day(authority.certificate.notAfter))"))
     }
 
-    /// The steps, for the certificate file `certificate` and the server key's `pin`.
-    static func steps(certificate: String, pin: String) -> String {
+    /// The steps, for the certificate file `certificate` (whose SHA-1 is `fingerprint`, what it
+    /// may vouch for and until when `scope`) and the server key's `pin`.
+    static func steps(certificate: String, pin: String, fingerprint: String, scope: String) -> String {
         let quoted = "'" + certificate.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
         return """
-            Trust the local certificate authority \(certificate):
+            Trust the local certificate authority \(certificate)
+            (\(scope); names wanted later need a new authority, trusted anew):
 
             The booted iOS Simulator:
               xcrun simctl keychain booted add-root-cert \(quoted)
@@ -65,6 +74,15 @@ struct TLSTrust: ParsableCommand {
             The pin of the server key (SHA-256 of its SubjectPublicKeyInfo; it stays the same when
             serve issues a new certificate), for apps that pin:
               sha256/\(pin)
+
+            To remove it (when done, or before trusting a new one):
+              macOS:    security delete-certificate -t -Z \(fingerprint) ~/Library/Keychains/login.keychain-db
+              Debian and Ubuntu:
+                        sudo rm /usr/local/share/ca-certificates/mishap-local-ca.crt && sudo update-ca-certificates --fresh
+              The booted iOS Simulator (every certificate added to it):
+                        xcrun simctl keychain booted reset
+              A physical iPhone: Settings > General > VPN & Device Management > the profile > Remove Profile.
+              Android: remove res/raw/mishap_ca.pem and its trust-anchors entry from the debug build.
             """
     }
 }

@@ -43,15 +43,18 @@ import Testing
                                 headers: HeaderSelection(keeping: keeping)) { event in events.withLock { $0.append(event) } }
         }
 
-        /// The engine serving the folder as `mishap serve --scenarios` would, without warnings.
+        /// The engine serving the folder as `mishap serve --scenarios` would, without warnings
+        /// (once every request recorded is in its file).
         func engine(sourceLocation: SourceLocation = #_sourceLocation) throws -> Engine {
+            recorder.flush()
             let set = try ScenarioLoader.load(directory: folder.path)
             #expect(set.warnings.isEmpty, "\(set.warnings)", sourceLocation: sourceLocation)
             return set.makeEngine()
         }
 
         func text(_ file: String) throws -> String {
-            try String(contentsOfFile: folder.path + "/" + file, encoding: .utf8)
+            recorder.flush()
+            return try String(contentsOfFile: folder.path + "/" + file, encoding: .utf8)
         }
 
         var messages: [String] { events.withLock { $0.map(\.message) } }

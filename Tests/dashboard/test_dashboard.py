@@ -195,6 +195,28 @@ class RequestsTests(DashboardTestCase):
                 self.assertRegex(row["cells"][DURATION], r"^\d+(\.\d+)? ms$")
         self.screenshot("requests")
 
+    def test_the_poll_reads_no_bodies_and_the_detail_reads_the_whole_request(self):
+        session = new_session("big")
+        body = ("x" * 60_000).encode()
+        self.mishap.request("/login", session=session, method="POST", body=body, headers={"Content-Type": "text/plain"})
+        self.open_page()
+        rows = self.wait_for(lambda: len(self.rows_of(session)) == 1 and self.rows_of(session), "the row never appeared")
+        # Every journal call the page made so far was a poll: small pages, no bodies.
+        polls = self.driver.execute_script("""return performance.getEntriesByType('resource')
+          .filter(entry => entry.name.includes('/__mishap/requests?'))
+          .map(entry => ({url: entry.name, size: entry.encodedBodySize}));""")
+        self.assertTrue(polls, "no journal call seen")
+        for poll in polls:
+            query = urllib.parse.parse_qs(urllib.parse.urlparse(poll["url"]).query)
+            self.assertEqual(query.get("bodyBytes"), ["0"], poll["url"])
+            self.assertLessEqual(int(query["limit"][0]), 100, poll["url"])
+            self.assertLess(poll["size"], 20_000, poll)
+        # Opening the request reads it whole.
+        self.css(f'#requests-body tr[data-id="{rows[0]["id"]}"]')[0].click()
+        panel = self.find("request-detail")
+        self.wait_for(lambda: panel.is_displayed() and "POST /login" in panel.text, "the detail did not open")
+        self.assertEqual(self.find("detail-body").text, "x" * 60_000)
+
     def test_the_page_works_without_its_final_slash(self):
         # /__mishap/ui is the page itself, not a redirect: its files and the API are named by
         # absolute paths, so they load from there too (tearDown fails on any failed load).

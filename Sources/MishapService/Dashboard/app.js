@@ -14,7 +14,7 @@ for (const id of ["filter-session", "filter-endpoint", "filter-rule", "filter-st
 $("live-pause").addEventListener("change", renderRequests);
 $("requests-body").addEventListener("click", (event) => {
   const row = event.target.closest("tr[data-id]");
-  if (row) showDetail(Number(row.dataset.id));
+  if (row) safely(showDetail)(Number(row.dataset.id));
 });
 $("runtime-rules").addEventListener("click", safely(async (event) => {
   const button = event.target.closest("button[data-remove-rule]");

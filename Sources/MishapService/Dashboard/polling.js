@@ -58,18 +58,19 @@ async function loadScenarios() {
 
 // Fetches the entries after the newest one held, and again those still open when fetched (a
 // delay, a hang: the server notes their duration when it is done); true when there were new ones.
+// Rows need no bodies: a request's body is read when its detail is opened (`showDetail`).
 async function loadRequests() {
   const generation = model.generation;
   const oldestOpen = model.entries.find((entry) => entry.durationMs === null && Date.now() - Date.parse(entry.time) < OPEN_FOR_MS);
   const after = oldestOpen ? Math.min(model.lastId, oldestOpen.id - 1) : model.lastId;
-  const data = await api("GET", "requests", { after, limit: PAGE });
+  const data = await api("GET", "requests", { after, limit: PAGE, bodyBytes: 0 });
   if (generation !== model.generation) return false;   // the journal was read again meanwhile
   if (model.resets !== null && data.resets !== model.resets) {
     resync();   // reset from elsewhere (curl, a test, the command line): its rows are gone
     return false;
   }
   model.resets = data.resets;
-  model.behind = data.requests.length >= PAGE;   // more may be waiting: fetched on the next rounds
+  model.behind = data.requests.length >= PAGE || data.truncated;   // more may be waiting: fetched on the next rounds
   model.capacity = data.capacity;
   model.dropped = data.dropped;
   for (const entry of data.requests) if (entry.id <= model.lastId) updateEntry(entry);
@@ -95,7 +96,7 @@ function updateEntry(entry) {
   model.entries[index] = entry;
   const row = $("requests-body").querySelector(`tr[data-id="${entry.id}"]`);
   if (row) row.replaceWith(requestRow(entry));
-  if (model.selectedId === entry.id) showDetail(entry.id);
+  if (model.selectedId === entry.id) showDetail(entry.id).catch(report);
 }
 
 // Reads the journal again whole (after a reset, which removes entries). A round under way

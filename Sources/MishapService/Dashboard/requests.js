@@ -66,14 +66,24 @@ function updateRequestCount() {
   $("journal-window").textContent = `${model.entries.length} requests, of at most ${model.capacity}`;
 }
 
-// The detail panel of one request.
-function showDetail(id) {
-  const entry = model.entries.find((candidate) => candidate.id === id);
-  const panel = $("request-detail");
-  model.selectedId = entry ? id : null;
+// The detail panel of one request (null closes it). The rows hold no bodies, so the whole
+// entry is read first (`after` the one before it); one the journal let go of shows as held.
+async function showDetail(id) {
+  const held = model.entries.find((candidate) => candidate.id === id);
+  model.selectedId = held ? id : null;
   for (const row of $("requests-body").rows) row.classList.toggle("selected", Number(row.dataset.id) === model.selectedId);
-  panel.hidden = !entry;
-  if (!entry) return;
+  if (!held) {
+    $("request-detail").hidden = true;
+    return;
+  }
+  const data = await api("GET", "requests", { after: id - 1, limit: 1 });
+  if (model.selectedId !== id) return;   // another was opened meanwhile
+  drawDetail(data.requests.find((entry) => entry.id === id) || { ...held, bodyGone: true });
+}
+
+function drawDetail(entry) {
+  const panel = $("request-detail");
+  panel.hidden = false;
   const runtimeRule = el("span", { id: "detail-runtime-rule" }, entry.runtimeRule || "none: the scenario files answered");
   const facts = [["id", entry.id], ["time", entry.time], ["status", statusText(entry)],
     ["endpoint", entry.endpoint || "none (unmatched)"], ["rule", entry.rule || "none"], ["runtime rule", runtimeRule],
@@ -99,6 +109,7 @@ function showDetail(id) {
 }
 
 function bodyText(entry) {
+  if (entry.bodyGone) return entry.bodySize ? `(${entry.bodySize} bytes, no longer in the journal)` : "(empty)";
   if (entry.bodyBase64 !== undefined) return "(not UTF-8; base64)\n" + entry.bodyBase64;
   if (!entry.body) return "(empty)";
   let text = entry.body;

@@ -1,0 +1,162 @@
+import MishapEngine
+import MishapSupport
+
+/// The journal's entries as `GET /__mishap/requests` answers them: JSON written straight into
+/// the answer's bytes, entry by entry (no tree of values, no string of the whole), and no more
+/// than `byteBudget` of it, whatever the journal holds. When the entries asked for do not fit,
+/// the answer ends with the last that does and says so: `"truncated": true` and `"next": ID`,
+/// the `after` that reads the rest. Each body is shown whole (as the journal keeps it) or, with
+/// `bodyBytes`, cut to that many bytes (at a character boundary for text).
+struct JournalListing {
+    /// The most bytes of JSON one answer holds (about: the few fields after the entries are
+    /// not counted); an entry alone larger than it is still sent, alone, so paging moves on.
+    static let byteBudget = 4 << 20
+
+    /// The entries to show, oldest first.
+    let entries: [JournalEntry]
+    let capacity: Int
+    let dropped: Int
+    let resets: Int
+    /// Each body cut to this many bytes; nil: as the journal keeps it.
+    let bodyBytes: Int?
+    /// The most bytes of entries (`byteBudget`, smaller in tests).
+    var budget = JournalListing.byteBudget
+
+    /// The answer's JSON.
+    func json() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(budget, entries.count * 1024) + 256)
+        out += Array(#"{"requests":["#.utf8)
+        var next: UInt64?
+        for (index, entry) in entries.enumerated() {
+            let start = out.count
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            write(entry, to: &out)
+            if out.count > budget && index > 0 {
+                out.removeSubrange(start...)
+                next = entries[index - 1].id
+                break
+            }
+        }
+        out += Array(#"],"capacity":"#.utf8) + Array(String(capacity).utf8)
+        out += Array(#","dropped":"#.utf8) + Array(String(dropped).utf8)
+        out += Array(#","resets":"#.utf8) + Array(String(resets).utf8)
+        if let next {
+            out += Array(#","truncated":true,"next":"#.utf8) + Array(String(next).utf8)
+        } else {
+            out += Array(#","truncated":false"#.utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// One entry as an object, its fields in the order the API documents.
+    private func write(_ entry: JournalEntry, to out: inout [UInt8]) {
+        var json = JSONWriter()
+        swap(&json.out, &out)  // Moved, not copied: the answer's bytes are written in place.
+        defer { swap(&json.out, &out) }
+        json.open()
+        json.field("id", Int(entry.id))
+        json.field("time", WallClock.iso8601(milliseconds: entry.time))
+        json.field("method", entry.method)
+        json.field("path", entry.path)
+        json.pairs("query", entry.query)
+        json.pairs("headers", entry.headers)
+        var shown = entry.body.count
+        if let bodyBytes, bodyBytes < shown {
+            shown = bodyBytes
+            // A cut inside a character would make text look binary: back to its first byte
+            // (at most 3 back: a character has at most 3 continuation bytes).
+            var steps = 0
+            while steps < 3 && shown > 0 && entry.body[shown] & 0xC0 == 0x80 {
+                shown -= 1
+                steps += 1
+            }
+        }
+        if let text = String(validUTF8: entry.body[..<shown]) {
+            json.field("body", text)
+        } else {
+            json.field("bodyBase64", Base64.encode(Array(entry.body[..<shown])))
+        }
+        json.field("bodySize", entry.bodySize)
+        json.field("bodyTruncated", shown < entry.bodySize)
+        json.field("session", entry.session)
+        json.field("endpoint", entry.endpoint)
+        json.field("rule", entry.rule)
+        json.field("status", entry.status)
+        json.field("fault", entry.fault?.rawValue)
+        json.field("delayMs", entry.delayMilliseconds)
+        json.field("hang", entry.hang)
+        json.raw("stateChanges", JSON.array(entry.stateChanges.map(AdminAPI.json(for:))).text)
+        json.field("runtimeRule", entry.runtimeRule)
+        // In hundredths of a millisecond, as the request log writes it.
+        json.raw("durationMs", entry.durationNanoseconds.map { String(Double($0 / 10_000) / 100) } ?? "null")
+        json.field("closedEarly", entry.closedEarly)
+        if entry.bodyIncomplete { json.field("bodyIncomplete", true) }
+        if let upstream = entry.upstream {
+            json.field("upstream", upstream)
+            json.raw("upstreamMs", entry.upstreamMilliseconds.map { JSON.double(($0 * 100).rounded() / 100).text } ?? "null")
+        }
+        json.close()
+    }
+}
+
+/// Writes one JSON object's fields into bytes, as `JSON.text` would write them.
+private struct JSONWriter {
+    var out: [UInt8] = []
+    private var first = true
+
+    mutating func open() { out.append(UInt8(ascii: "{")) }
+    mutating func close() { out.append(UInt8(ascii: "}")) }
+
+    /// `"name":` after a comma when it is not the first.
+    private mutating func key(_ name: StaticString) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out += [UInt8(ascii: "\""), UInt8(ascii: ":")]
+    }
+
+    private mutating func string(_ text: String) {
+        out.append(UInt8(ascii: "\""))
+        JSONEscaping.appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    mutating func field(_ name: StaticString, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { out += Array("null".utf8) }
+    }
+
+    mutating func field(_ name: StaticString, _ value: Int?) {
+        key(name)
+        out += Array((value.map(String.init) ?? "null").utf8)
+    }
+
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        out += Array((value ? "true" : "false").utf8)
+    }
+
+    /// `[[name, value], ...]`.
+    mutating func pairs(_ name: StaticString, _ fields: [Field]) {
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "["))
+            string(field.name)
+            out.append(UInt8(ascii: ","))
+            string(field.value)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// A value already written as JSON text.
+    mutating func raw(_ name: StaticString, _ text: String) {
+        key(name)
+        out += Array(text.utf8)
+    }
+}
