@@ -93,7 +93,7 @@ extension DaemonTests {
             ("head-timeout", "5"),
             ("log-level", "debug"), ("log-format", "json"), ("seed", "42"), ("session-header", "X-Test-Session"),
             ("rule-header", "X-Test-Rule"), ("journal-size", "5"), ("max-sessions", "77"), ("session-prefix", "/__s"),
-            ("max-runtime-rules", "50"), ("max-runtime-rules-per-session", "5"), ("no-admin", nil),
+            ("max-runtime-rules", "50"), ("max-runtime-rules-per-session", "5"), ("max-runtime-rule-bytes", "123456"), ("no-admin", nil),
             ("admin-token", "-a-token-that-starts-like-an-option"), ("cors", "http://app.test:3000"), ("watch", "poll"), ("watch-settle", "1500ms"), ("grace", "2.5"),
             ("pid-file", "my.pid"),
             ("tls-port", "0"), ("tls-dir", folder.path + "/tls"), ("tls-name", "mishap.test"),
