@@ -39,12 +39,17 @@ extension MishapService {
         }
     }
 
-    public func forward(_ request: Request, plan: ResponsePlan, client: String, scheme: String,
+    /// Sends `request` on to its plan's upstream and answers with what comes back. The upstream
+    /// gets the request as the rules saw it: a request through the session prefix
+    /// (`/__session/ID/PATH`) as `PATH` with the session header, and `mishap record` is told of
+    /// that one.
+    public func forward(_ original: Request, plan: ResponsePlan, client: String, scheme: String,
                         answer: @escaping @Sendable (ResponsePlan) -> Void) {
         guard let upstream = plan.upstream else {
             answer(.error(502, reason: "this request names no upstream to go to"))
             return
         }
+        let request = upstreamRequest(original)
         let upstreamCalls: UpstreamClient
         switch upstreamClient.client() {
         case .success(let started):
@@ -74,6 +79,16 @@ extension MishapService {
             if let cors = options.cors, let origin { answered = cors.decorate(answered, origin: origin) }
             answer(answered)
         }
+    }
+
+    /// `request` as its upstream gets it: as the rules saw it (through the session prefix, the
+    /// path it stands for with the session header).
+    private func upstreamRequest(_ request: Request) -> Request {
+        if let prefix = options.sessionPrefix,
+           case .some(.some(let rewritten)) = SessionPath.rewrite(request, prefix: prefix, sessionHeader: options.engine.sessionHeader) {
+            return rewritten
+        }
+        return request
     }
 
     /// Cancels the requests still waiting for the upstream and ends its client's thread.

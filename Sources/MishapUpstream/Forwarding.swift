@@ -16,9 +16,14 @@ public enum Forwarding {
     /// path prefix or not): its path and query appended, its headers less the hop-by-hop ones,
     /// `Host` and `Content-Length` (libcurl writes those), with `X-Forwarded-*` added for a
     /// client at `client` (an address) that reached Mishap over `scheme`.
+    ///
+    /// The URL's path is the base's and, under it, the request's path without dot segments (RFC
+    /// 3986 section 5.2.4), whatever the request's path holds: a request never climbs out of the
+    /// base (`/a/../../admin` under `http://up/api` is `http://up/api/admin`).
     public static func call(for request: Request, upstream: String, client: String, scheme: String) -> UpstreamCall {
         var url = upstream.hasSuffix("/") ? String(upstream.dropLast()) : upstream
-        url += percentEncoded(request.path, keeping: pathCharacters)
+        let path = request.path.hasPrefix("/") ? request.path : "/" + request.path
+        url += percentEncoded(DotSegments.removed(from: path), keeping: pathCharacters)
         if !request.query.isEmpty {
             url += "?" + request.query.map {
                 percentEncoded($0.name, keeping: queryCharacters) + "=" + percentEncoded($0.value, keeping: queryCharacters)
