@@ -76,7 +76,7 @@ extension MishapService {
             // Before the client is answered, so what is recorded of a call is written down by
             // the time its client has the answer (and a Ctrl-C after it loses nothing).
             options.upstreamAnswers?(request, result)
-            if let cors = options.cors, let origin { answered = cors.decorate(answered, origin: origin) }
+            if let cors = options.cors, let origin { answered = cors.decorateUpstream(answered, origin: origin) }
             answer(answered)
         }
     }
