@@ -20,7 +20,8 @@ extension MishapService {
                          ttlMilliseconds: Int? = nil) -> Result<RuntimeRules.Entry, RuntimeRuleError> {
         let compiled: ScenarioSet
         do throws(ScenarioError) {
-            compiled = try ScenarioLoader.loadRuntime(yaml: text, state: scenarios.state)
+            compiled = try ScenarioLoader.loadRuntime(yaml: text, state: scenarios.state,
+                                                      proxyProblem: { [loopGuard] in loopGuard.problem(with: $0) })
         } catch {
             return .failure(.problems(error))
         }

@@ -42,7 +42,8 @@ extension MishapService {
     /// Sends `request` on to its plan's upstream and answers with what comes back. The upstream
     /// gets the request as the rules saw it: a request through the session prefix
     /// (`/__session/ID/PATH`) as `PATH` with the session header, and `mishap record` is told of
-    /// that one.
+    /// that one. A target that is Mishap itself, or a request that has passed too many proxies,
+    /// is answered 508 without being sent.
     public func forward(_ original: Request, plan: ResponsePlan, client: String, scheme: String,
                         answer: @escaping @Sendable (ResponsePlan) -> Void) {
         guard let upstream = plan.upstream else {
@@ -50,6 +51,12 @@ extension MishapService {
             return
         }
         let request = upstreamRequest(original)
+        if let problem = loopGuard.problem(sending: request, to: upstream) {
+            journal.upstreamAnswered(plan.completionTag, status: 508, milliseconds: 0)
+            logger.warning("\(request.method) \(request.path) was not sent on to \(upstream): it \(problem)")
+            answer(Forwarding.delivered(.error(508, reason: "not sent on to \(upstream): it \(problem)"), as: plan))
+            return
+        }
         let upstreamCalls: UpstreamClient
         switch upstreamClient.client() {
         case .success(let started):
@@ -59,7 +66,8 @@ extension MishapService {
             answer(Forwarding.delivered(.error(502, reason: "requests cannot go to the upstream \(upstream): \(failure.message)"), as: plan))
             return
         }
-        let call = Forwarding.call(for: request, upstream: upstream, client: client, scheme: scheme)
+        loopGuard.arm()
+        let call = Forwarding.call(for: request, upstream: upstream, client: client, scheme: scheme, via: loopGuard.viaEntry)
         let id = plan.completionTag
         let origin = options.cors == nil ? nil : request.headerValue("Origin")
         upstreamCalls.send(call) { [self] result in
@@ -89,6 +97,12 @@ extension MishapService {
             return rewritten
         }
         return request
+    }
+
+    /// Tells the service where its server listens (the address it is bound to, its HTTP and
+    /// HTTPS ports), so that a `proxy` or `--upstream` pointing there is refused.
+    public func listening(host: String, ports: [UInt16]) {
+        loopGuard.listen(host: host, ports: ports)
     }
 
     /// Cancels the requests still waiting for the upstream and ends its client's thread.
