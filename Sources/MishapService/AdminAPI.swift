@@ -325,6 +325,7 @@ struct AdminAPI: Sendable {
         if let upstream = entry.upstream {
             members.append(("upstream", .string(upstream)))
             members.append(("upstreamMs", entry.upstreamMilliseconds.map { .double(($0 * 100).rounded() / 100) } ?? .null))
+            members.append(("upstreamNote", .optional(entry.upstreamNote)))
         }
         return .object(members)
     }

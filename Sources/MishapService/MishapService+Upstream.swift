@@ -70,13 +70,16 @@ extension MishapService {
         let call = Forwarding.call(for: request, upstream: upstream, client: client, scheme: scheme, via: loopGuard.viaEntry)
         let id = plan.completionTag
         let origin = options.cors == nil ? nil : request.headerValue("Origin")
-        upstreamCalls.send(call) { [self] result in
+        upstreamCalls.send(call) { [self] result, report in
             var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream, head: request.method == "HEAD"), as: plan)
             switch result {
             case .answered(let status, _, _, let milliseconds):
-                journal.upstreamAnswered(id, status: status, milliseconds: milliseconds)
+                journal.upstreamAnswered(id, status: status, milliseconds: milliseconds, note: report.note)
+                if let note = report.note {
+                    logger.warning("upstream \(upstream) answered \(request.method) \(request.path) with a head HTTP/1.1 does not allow: \(note)")
+                }
             case .failed(let failure, let milliseconds):
-                journal.upstreamAnswered(id, status: answered.status, milliseconds: milliseconds)
+                journal.upstreamAnswered(id, status: answered.status, milliseconds: milliseconds, note: report.note)
                 if failure.kind != .cancelled {
                     logger.warning("upstream \(upstream) gave no answer to \(request.method) \(request.path) (\(failure.kind.rawValue)): \(failure.message); answered \(answered.status)")
                 }

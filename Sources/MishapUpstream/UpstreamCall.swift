@@ -27,6 +27,21 @@ public enum UpstreamResult: Sendable {
     case failed(UpstreamFailure, milliseconds: Double)
 }
 
+/// What came of a call besides its result: what was changed in the answer's head on its way,
+/// or why it was refused.
+public struct UpstreamReport: Sendable {
+    /// What was changed in the answer's head, or why it was refused, one sentence each; empty
+    /// when it came as HTTP/1.1 allows.
+    public var repairs: [String] = []
+
+    public init(repairs: [String] = []) {
+        self.repairs = repairs
+    }
+
+    /// The repairs in one sentence, for the journal; nil when there are none.
+    public var note: String? { repairs.isEmpty ? nil : repairs.joined(separator: "; ") }
+}
+
 /// Why an upstream call brought no answer.
 public struct UpstreamFailure: Error, Sendable, Equatable {
     public enum Kind: String, Sendable {
@@ -36,6 +51,9 @@ public struct UpstreamFailure: Error, Sendable, Equatable {
         case timeout
         /// The answer's body is larger than `UpstreamClient.maximumBodyBytes`.
         case tooLarge
+        /// The answer breaks HTTP in a way Mishap does not pass on (a 1xx status as the final
+        /// answer, such as `101 Switching Protocols`).
+        case malformed
         /// TLS failed (the upstream's certificate is not trusted, for one).
         case tls
         /// Mishap is stopping: the call was cancelled.

@@ -20,7 +20,7 @@ public final class UpstreamClient: Sendable {
     public let caFile: String?
 
     private struct Pending {
-        var calls: [(UpstreamCall, @Sendable (UpstreamResult) -> Void)] = []
+        var calls: [(UpstreamCall, @Sendable (UpstreamResult, UpstreamReport) -> Void)] = []
         var stopping = false
     }
 
@@ -51,15 +51,16 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    /// Sends `call`; `completion` gets its result, once, on the client's thread.
-    public func send(_ call: UpstreamCall, completion: @escaping @Sendable (UpstreamResult) -> Void) {
+    /// Sends `call`; `completion` gets its result, once, on the client's thread, with what was
+    /// done to the answer's head.
+    public func send(_ call: UpstreamCall, completion: @escaping @Sendable (UpstreamResult, UpstreamReport) -> Void) {
         let accepted = pending.withLock { pending -> Bool in
             guard !pending.stopping else { return false }
             pending.calls.append((call, completion))
             return true
         }
         guard accepted else {
-            completion(.failed(UpstreamFailure(.cancelled, "Mishap is stopping"), milliseconds: 0))
+            completion(.failed(UpstreamFailure(.cancelled, "Mishap is stopping"), milliseconds: 0), UpstreamReport())
             return
         }
         mishap_curl_multi_wakeup(multi)
@@ -92,16 +93,17 @@ public final class UpstreamClient: Sendable {
                 let cancelled = UpstreamFailure(.cancelled, "Mishap is stopping")
                 for transfer in active.values {
                     mishap_curl_multi_remove_handle(multi, transfer.handle)
-                    transfer.completion(.failed(cancelled, milliseconds: 0))
+                    transfer.completion(.failed(cancelled, milliseconds: 0), UpstreamReport())
                 }
-                for (_, completion) in calls { completion(.failed(cancelled, milliseconds: 0)) }
+                for (_, completion) in calls { completion(.failed(cancelled, milliseconds: 0), UpstreamReport()) }
                 return
             }
             for (call, completion) in calls {
                 guard let transfer = UpstreamTransfer(call, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile,
-                                                      maximumBodyBytes: Self.maximumBodyBytes, completion: completion),
+                                                      maximumBodyBytes: Self.maximumBodyBytes,
+                                                      completion: completion),
                       mishap_curl_multi_add_handle(multi, transfer.handle) == CURLM_OK else {
-                    completion(.failed(UpstreamFailure(.other, "libcurl could not start the call"), milliseconds: 0))
+                    completion(.failed(UpstreamFailure(.other, "libcurl could not start the call"), milliseconds: 0), UpstreamReport())
                     continue
                 }
                 active[ObjectIdentifier(transfer)] = transfer
@@ -116,7 +118,8 @@ public final class UpstreamClient: Sendable {
                 let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(context).takeUnretainedValue()
                 mishap_curl_multi_remove_handle(multi, easy)
                 active[ObjectIdentifier(transfer)] = nil
-                transfer.completion(transfer.result(code))
+                let (result, report) = transfer.result(code)
+                transfer.completion(result, report)
             }
             _ = mishap_curl_multi_poll(multi, 1000)
         }

@@ -6,22 +6,23 @@ import MishapSupport
 /// Only the client's thread touches it once it is started (libcurl calls the callbacks there).
 final class UpstreamTransfer {
     let handle: UnsafeMutableRawPointer
-    let completion: @Sendable (UpstreamResult) -> Void
+    let completion: @Sendable (UpstreamResult, UpstreamReport) -> Void
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl writes its detailed error message here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private let started = MonotonicClock.nanoseconds()
     private let maximumBodyBytes: Int
 
-    /// The last response's header lines (reset at each status line: `100 Continue` comes first).
-    var headers: [(name: String, value: String)] = []
+    /// The last response's header lines (reset at each status line: `100 Continue` comes first),
+    /// made into what HTTP/1.1 allows.
+    var headers = UpstreamHeaderLines()
     var body: [UInt8] = []
     /// Set when the body outgrew `maximumBodyBytes`: the transfer was stopped.
     var tooLarge = false
 
     /// A transfer of `call`, ready to be added to a multi handle; nil when libcurl refuses one.
     init?(_ call: UpstreamCall, timeoutMilliseconds: Int, caFile: String?, maximumBodyBytes: Int,
-          completion: @escaping @Sendable (UpstreamResult) -> Void) {
+          completion: @escaping @Sendable (UpstreamResult, UpstreamReport) -> Void) {
         guard let handle = mishap_curl_easy_init() else { return nil }
         self.handle = handle
         self.completion = completion
@@ -99,31 +100,32 @@ final class UpstreamTransfer {
     /// line that ends them.
     private func receivedHeader(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) {
         guard count > 0, let data else { return }
-        let line = data.withMemoryRebound(to: UInt8.self, capacity: count) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-        }
-        if line.hasPrefix("HTTP/") {
-            headers = []
-            return
-        }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon])
-        let value = String(line[line.index(after: colon)...].trimmingASCIIWhitespace())
-        headers.append((name, value))
+        data.withMemoryRebound(to: UInt8.self, capacity: count) { headers.take(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
-    /// The result of the finished transfer, given libcurl's code for it.
-    func result(_ code: CURLcode) -> UpstreamResult {
+    /// The result of the finished transfer, given libcurl's code for it, and what was done to
+    /// the answer's head on its way.
+    func result(_ code: CURLcode) -> (UpstreamResult, UpstreamReport) {
         let milliseconds = Double(MonotonicClock.nanoseconds() - started) / 1_000_000
+        var report = UpstreamReport(repairs: headers.repairs)
         if code == CURLE_OK {
-            return .answered(status: mishap_curl_response_code(handle), headers: headers, body: body, milliseconds: milliseconds)
+            let status = mishap_curl_response_code(handle)
+            guard status >= 200 else {
+                // libcurl ends a call whose last answer is 1xx (`101 Switching Protocols`, asked
+                // for or not) with that answer: passed on, the client would take the connection
+                // for another protocol's, or wait for a final answer that never comes.
+                let why = "its final answer was \(status), an interim status (\(status == 101 ? "a switch to another protocol, which Mishap does not pass on" : "1xx comes before a final answer")); refused"
+                report.repairs.append(why)
+                return (.failed(UpstreamFailure(.malformed, why), milliseconds: milliseconds), report)
+            }
+            return (.answered(status: status, headers: headers.fields, body: body, milliseconds: milliseconds), report)
         }
         if tooLarge {
-            return .failed(UpstreamFailure(.tooLarge, "the answer's body is larger than \(maximumBodyBytes) bytes"), milliseconds: milliseconds)
+            return (.failed(UpstreamFailure(.tooLarge, "the answer's body is larger than \(maximumBodyBytes) bytes"), milliseconds: milliseconds), report)
         }
         let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? String(cString: mishap_curl_easy_strerror(code)) : detail
-        return .failed(UpstreamFailure(Self.kind(of: code), message), milliseconds: milliseconds)
+        return (.failed(UpstreamFailure(Self.kind(of: code), message), milliseconds: milliseconds), report)
     }
 
     static func kind(of code: CURLcode) -> UpstreamFailure.Kind {
