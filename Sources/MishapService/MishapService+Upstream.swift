@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapSupport
 import MishapUpstream
 
 /// Requests no rule answers, sent on to the upstream server (`--upstream`) and its answers
@@ -45,16 +46,16 @@ extension MishapService {
     /// that one. A target that is Mishap itself, or a request that has passed too many proxies,
     /// is answered 508 without being sent.
     public func forward(_ original: Request, plan: ResponsePlan, client: String, scheme: String,
-                        answer: @escaping @Sendable (ResponsePlan) -> Void) {
+                        answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void) {
         guard let upstream = plan.upstream else {
-            answer(.error(502, reason: "this request names no upstream to go to"))
+            answer(.error(502, reason: "this request names no upstream to go to"), nil)
             return
         }
         let request = upstreamRequest(original)
         if let problem = loopGuard.problem(sending: request, to: upstream) {
             journal.upstreamAnswered(plan.completionTag, status: 508, milliseconds: 0)
             logger.warning("\(request.method) \(request.path) was not sent on to \(upstream): it \(problem)")
-            answer(Forwarding.delivered(.error(508, reason: "not sent on to \(upstream): it \(problem)"), as: plan))
+            answer(Forwarding.delivered(.error(508, reason: "not sent on to \(upstream): it \(problem)"), as: plan), nil)
             return
         }
         let upstreamCalls: UpstreamClient
@@ -63,7 +64,7 @@ extension MishapService {
             upstreamCalls = started
         case .failure(let failure):
             journal.upstreamAnswered(plan.completionTag, status: 502, milliseconds: 0)
-            answer(Forwarding.delivered(.error(502, reason: "requests cannot go to the upstream \(upstream): \(failure.message)"), as: plan))
+            answer(Forwarding.delivered(.error(502, reason: "requests cannot go to the upstream \(upstream): \(failure.message)"), as: plan), nil)
             return
         }
         loopGuard.arm()
@@ -81,14 +82,15 @@ extension MishapService {
             case .failed(let failure, let milliseconds):
                 journal.upstreamAnswered(id, status: answered.status, milliseconds: milliseconds, note: report.note)
                 if failure.kind != .cancelled {
-                    logger.warning("upstream \(upstream) gave no answer to \(request.method) \(request.path) (\(failure.kind.rawValue)): \(failure.message); answered \(answered.status)")
+                    let what = failure.kind == .memory || failure.kind == .malformed ? "'s answer was not passed on for" : " gave no answer to"
+                    logger.warning("upstream \(upstream)\(what) \(request.method) \(request.path) (\(failure.kind.rawValue)): \(failure.message); answered \(answered.status)")
                 }
             }
             // Before the client is answered, so what is recorded of a call is written down by
             // the time its client has the answer (and a Ctrl-C after it loses nothing).
             options.upstreamAnswers?(request, result)
             if let cors = options.cors, let origin { answered = cors.decorateUpstream(answered, origin: origin) }
-            answer(answered)
+            answer(answered, report.memory)
         }
     }
 

@@ -71,7 +71,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         logsAdminReads = logger.logLevel <= .debug
         upstreamClient = LazyUpstreamClient(
             timeoutMilliseconds: options.upstream?.timeoutMilliseconds ?? UpstreamOptions.defaultTimeoutMilliseconds,
-            caFile: options.upstream?.caFile)
+            caFile: options.upstream?.caFile, memoryBytes: options.upstream?.memoryBytes ?? UpstreamClient.defaultMemoryBytes)
         if options.upstream?.url != nil, case .failure(let failure) = upstreamClient.client() {
             logger.error("\(failure.message); requests no rule answers get 502 instead of going to the upstream")
         }

@@ -64,7 +64,7 @@ public enum Forwarding {
             return ResponsePlan(status: status, headers: kept, body: body)
         case .failed(let failure, _):
             let status = failure.kind == .timeout ? 504 : 502
-            if failure.kind == .malformed {
+            if failure.kind == .memory || failure.kind == .malformed {
                 return .error(status, reason: "the answer of the upstream \(upstream) was not passed on (\(failure.kind.rawValue)): \(failure.message)")
             }
             return .error(status, reason: "the upstream \(upstream) gave no answer (\(failure.kind.rawValue)): \(failure.message)")

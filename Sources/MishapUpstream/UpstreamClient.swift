@@ -13,11 +13,16 @@ import Synchronization
 public final class UpstreamClient: Sendable {
     /// The largest answer body kept; a larger one fails the call (`tooLarge`).
     public static let maximumBodyBytes = 64 * 1024 * 1024
+    /// The default of what answers' bodies may hold together: 256 MiB.
+    public static let defaultMemoryBytes = 256 * 1024 * 1024
 
     /// How long a call may take, connecting included.
     public let timeoutMilliseconds: Int
     /// A file of CA certificates to trust for HTTPS upstreams instead of the system's.
     public let caFile: String?
+    /// What the bodies of answers may hold together, from their first byte received until the
+    /// last reference to each goes (the server keeps it until the response is sent).
+    public let memory: MemoryBudget
 
     private struct Pending {
         var calls: [(UpstreamCall, @Sendable (UpstreamResult, UpstreamReport) -> Void)] = []
@@ -38,12 +43,13 @@ public final class UpstreamClient: Sendable {
     }
 
     /// A client with its thread started; nil when libcurl (see `loadLibrary`) or the system
-    /// refuse it.
-    public init?(timeoutMilliseconds: Int, caFile: String? = nil) {
+    /// refuse it. Answers' bodies hold at most `memoryBytes` together.
+    public init?(timeoutMilliseconds: Int, caFile: String? = nil, memoryBytes: Int = UpstreamClient.defaultMemoryBytes) {
         guard Self.loadLibrary() == nil, let multi = mishap_curl_multi_init() else { return nil }
         self.multi = multi
         self.timeoutMilliseconds = timeoutMilliseconds
         self.caFile = caFile
+        memory = MemoryBudget(limit: memoryBytes)
         thread = OwnThread { [self] in run() }
         if thread == nil {
             mishap_curl_multi_cleanup(multi)
@@ -52,7 +58,7 @@ public final class UpstreamClient: Sendable {
     }
 
     /// Sends `call`; `completion` gets its result, once, on the client's thread, with what was
-    /// done to the answer's head.
+    /// done to the answer's head and the memory its body holds.
     public func send(_ call: UpstreamCall, completion: @escaping @Sendable (UpstreamResult, UpstreamReport) -> Void) {
         let accepted = pending.withLock { pending -> Bool in
             guard !pending.stopping else { return false }
@@ -100,7 +106,7 @@ public final class UpstreamClient: Sendable {
             }
             for (call, completion) in calls {
                 guard let transfer = UpstreamTransfer(call, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile,
-                                                      maximumBodyBytes: Self.maximumBodyBytes,
+                                                      maximumBodyBytes: Self.maximumBodyBytes, memory: memory.lease(),
                                                       completion: completion),
                       mishap_curl_multi_add_handle(multi, transfer.handle) == CURLM_OK else {
                     completion(.failed(UpstreamFailure(.other, "libcurl could not start the call"), milliseconds: 0), UpstreamReport())

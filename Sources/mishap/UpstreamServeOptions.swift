@@ -2,6 +2,7 @@ import ArgumentParser
 import MishapEngine
 import MishapService
 import MishapSupport
+import MishapUpstream
 
 /// The upstream options of `serve` (and `start`): where requests no rule answers go.
 struct UpstreamServeOptions: ParsableArguments {
@@ -14,6 +15,9 @@ struct UpstreamServeOptions: ParsableArguments {
     @Option(name: .customLong("upstream-ca"), help: ArgumentHelp("Trust the CA certificates in this PEM file for HTTPS upstreams (--upstream, or a rule's proxy), instead of the system's.", valueName: "path"))
     var caFile: String?
 
+    @Option(name: .customLong("upstream-memory"), help: ArgumentHelp("The most bytes the bodies of upstream answers (--upstream, or a rule's proxy) hold at once, from their first byte received to their last byte sent to a client that may read slowly; an answer that would pass it is stopped and answered 502 saying so. Each answer is also at most 64 MiB.", valueName: "bytes"))
+    var memoryBytes: Int = UpstreamClient.defaultMemoryBytes
+
     func validate() throws {
         if let url, let problem = ProxyTarget.problem(with: url) {
             throw ValidationError("--upstream \(problem): '\(url)'")
@@ -21,6 +25,7 @@ struct UpstreamServeOptions: ParsableArguments {
         guard timeout.isFinite, (0.001...86_400).contains(timeout) else {
             throw ValidationError("--upstream-timeout must be from 0.001 to 86400 seconds")
         }
+        guard memoryBytes >= 1 << 20 else { throw ValidationError("--upstream-memory must be at least 1048576 bytes (1 MiB)") }
         if let caFile, FileSystem.readText(caFile) == nil {
             throw ValidationError("--upstream-ca: cannot read '\(caFile)'")
         }
@@ -30,13 +35,16 @@ struct UpstreamServeOptions: ParsableArguments {
     /// `--upstream`, the timeout and the CA file apply to rules' `proxy` URLs.
     var options: UpstreamOptions? {
         let milliseconds = Int((timeout * 1000).rounded())
-        guard url != nil || caFile != nil || milliseconds != UpstreamOptions.defaultTimeoutMilliseconds else { return nil }
-        return UpstreamOptions(url: url, timeoutMilliseconds: milliseconds, caFile: caFile)
+        guard url != nil || caFile != nil || milliseconds != UpstreamOptions.defaultTimeoutMilliseconds
+            || memoryBytes != UpstreamClient.defaultMemoryBytes else { return nil }
+        var options = UpstreamOptions(url: url, timeoutMilliseconds: milliseconds, caFile: caFile)
+        options.memoryBytes = memoryBytes
+        return options
     }
 
     /// The same options as arguments, for the server `start` runs.
     var arguments: [String] {
-        var arguments = ["--upstream-timeout=\(timeout)"]
+        var arguments = ["--upstream-timeout=\(timeout)", "--upstream-memory=\(memoryBytes)"]
         if let url { arguments.append("--upstream=\(url)") }
         if let caFile { arguments.append("--upstream-ca=\(caFile)") }
         return arguments
