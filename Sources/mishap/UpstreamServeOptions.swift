@@ -18,6 +18,15 @@ struct UpstreamServeOptions: ParsableArguments {
     @Option(name: .customLong("upstream-memory"), help: ArgumentHelp("The most bytes the bodies of upstream answers (--upstream, or a rule's proxy) hold at once, from their first byte received to their last byte sent to a client that may read slowly; an answer that would pass it is stopped and answered 502 saying so. Each answer is also at most 64 MiB.", valueName: "bytes"))
     var memoryBytes: Int = UpstreamClient.defaultMemoryBytes
 
+    /// Why `--upstream` is this Mishap itself, served on `host` and `ports`, or nil: requests no
+    /// rule answers would come back to it, again and again.
+    func selfProblem(host: String, ports: [Int]) -> String? {
+        guard let url, let authority = ProxyTarget.authority(of: url), ports.contains(Int(authority.port)), authority.port != 0,
+              ProxyTarget.isLoopback(host: authority.host) || authority.host == host.lowercased() || authority.host == "[\(host.lowercased())]"
+        else { return nil }
+        return "--upstream \(url) is this Mishap itself (port \(authority.port)): requests no rule answers would come back to it and loop"
+    }
+
     func validate() throws {
         if let url, let problem = ProxyTarget.problem(with: url) {
             throw ValidationError("--upstream \(problem): '\(url)'")
