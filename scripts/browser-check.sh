@@ -25,7 +25,11 @@ fi
 mishap="$("$SWIFT" build --show-bin-path)/mishap"
 work=$(mktemp -d /tmp/mishap-browser.XXXXXX)
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+# Servers started inside $(start_mishap ...) run in a subshell, so their pids are kept in a file.
+cleanup() {
+    for pid in "${pids[@]}" $(cat "$work/pids" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
 trap cleanup EXIT
 fail() { echo "browser-check: $*" >&2; exit 1; }
 
@@ -34,7 +38,7 @@ page_port=$(free_port)
 page_origin="http://127.0.0.1:$page_port"
 start_mishap() {  # name, --cors value, scenarios folder
     "$mishap" serve --port 0 --scenarios "${3:-scenarios}" --cors "$2" >"$work/$1.out" 2>"$work/$1.err" &
-    pids+=($!)
+    echo $! >>"$work/pids"
     for _ in $(seq 1 100); do
         url=$(sed -n 's/^mishap listening on //p' "$work/$1.out")
         [ -n "$url" ] && { echo "$url" | sed 's/127.0.0.1/localhost/'; return; }
