@@ -33,4 +33,39 @@ public enum ProxyTarget: Sendable, Equatable {
         }
         return nil
     }
+
+    /// The host (lowercased; an IPv6 address in brackets) and port (the scheme's default when
+    /// none is written) of an `http` or `https` URL; nil when it has neither form.
+    public static func authority(of url: String) -> (host: String, port: UInt16)? {
+        let lowered = url.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else { return nil }
+        let authority = lowered.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority[...]
+        var host = hostAndPort
+        var port: Substring = ""
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return nil }
+            host = hostAndPort[...close]
+            port = hostAndPort[hostAndPort.index(after: close)...].drop { $0 == ":" }
+        } else if let colon = hostAndPort.lastIndex(of: ":") {
+            host = hostAndPort[..<colon]
+            port = hostAndPort[hostAndPort.index(after: colon)...]
+        }
+        if host.hasSuffix(".") { host = host.dropLast() }
+        guard !host.isEmpty else { return nil }
+        if port.isEmpty { return (String(host), scheme == "https://" ? 443 : 80) }
+        guard let number = UInt16(port) else { return nil }
+        return (String(host), number)
+    }
+
+    /// Whether a host (as `authority(of:)` gives it) is this machine by definition: `localhost`
+    /// and `*.localhost`, 127.0.0.0/8, `::1`, and the unspecified addresses `0.0.0.0` and `::`,
+    /// which reach this machine when connected to.
+    public static func isLoopback(host: String) -> Bool {
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        if host == "[::1]" || host == "[::]" || host == "[0:0:0:0:0:0:0:1]" || host == "0.0.0.0" { return true }
+        if host.hasPrefix("[::ffff:") { return isLoopback(host: String(host.dropFirst(8).dropLast())) }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
 }

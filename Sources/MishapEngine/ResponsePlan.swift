@@ -43,6 +43,9 @@ public struct ResponsePlan: Sendable {
     /// responder builds from the upstream's answer and this plan's delivery (`headers`,
     /// `delayMilliseconds`, `dribble`, `fault`).
     public var upstream: String?
+    /// The memory budget's share an upstream's answer holds (`--upstream-memory`): the server
+    /// keeps it, and the body, uncopied, until the response's last byte is sent.
+    public var heldMemory: MemoryLease? = nil
 
     /// The `upstream` of a rule with `proxy: upstream`: the server Mishap was started with,
     /// which the engine does not know; the service puts its URL in its place.

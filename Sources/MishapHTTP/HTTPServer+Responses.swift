@@ -31,6 +31,17 @@ extension HTTPServer {
         return queue(plan, on: connection)
     }
 
+    /// `carryOut` for an upstream's answer, whose body is budgeted memory (held until the
+    /// request ends): the body is sent from the plan's own storage, not copied. Kept apart from
+    /// `carryOut`, whose every other answer should not pay for the choice.
+    @inline(never)
+    func carryOutUncopied(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        guard plan.warning == nil, plan.fault == nil, plan.dribble == nil, !plan.body.isEmpty else {
+            return carryOut(plan, on: connection)
+        }
+        return queueStreamed(plan, .whole, size: UInt64(plan.body.count), on: connection)
+    }
+
     private func breakConnection(_ fault: Fault, _ plan: ResponsePlan, _ connection: OpaquePointer) -> MHD_Result {
         let socket = mishap_connection_fd(connection)
         switch fault {

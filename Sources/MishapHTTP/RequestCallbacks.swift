@@ -104,7 +104,9 @@ func handleAccess(
         if let forwarded = state.forwarded {
             // Resumed: the upstream answered, or the server stops (the request is closed).
             state.forwarded = nil
-            guard !server.suspensions.isStopping, var answer = forwarded.take() else { return .NO }
+            guard !server.suspensions.isStopping, let (taken, heldMemory) = forwarded.take() else { return .NO }
+            var answer = taken
+            state.heldMemory = heldMemory
             answer.fitResponseHead(room: state.responseHeaderRoom)
             answer.completionTag = state.completionTag
             if server.isObserved {
@@ -117,13 +119,14 @@ func handleAccess(
                 if server.suspensions.hold(connection, milliseconds: answer.delayMilliseconds) { return .YES }
                 state.waitingPlan = nil
             }
-            return server.carryOut(answer, on: connection)
+            return heldMemory == nil ? server.carryOut(answer, on: connection) : server.carryOutUncopied(answer, on: connection)
         }
         if let plan = state.waitingPlan {
             // Resumed: the delay is over, or a hanging request's client left, or the server
             // stops (after its grace period): a request cut short then is closed, not answered early.
             state.waitingPlan = nil
-            return plan.hang || server.suspensions.isStopping ? .NO : server.carryOut(plan, on: connection)
+            if plan.hang || server.suspensions.isStopping { return .NO }
+            return state.heldMemory == nil ? server.carryOut(plan, on: connection) : server.carryOutUncopied(plan, on: connection)
         }
         if state.bodyTooLarge {
             let plan = ResponsePlan.payloadTooLarge(limit: server.configuration.maxBodyBytes)
@@ -210,8 +213,8 @@ private func forward(_ request: Request, plan: ResponsePlan, server: HTTPServer,
     }
     let suspensions = server.suspensions
     let scheme = server.configuration.tls == nil ? "http" : "https"
-    server.responder.forward(request, plan: plan, client: clientAddress(connection), scheme: scheme) { plan in
-        answer.set(plan)
+    server.responder.forward(request, plan: plan, client: clientAddress(connection), scheme: scheme) { plan, heldMemory in
+        answer.set(plan, heldMemory: heldMemory)
         suspensions.release(key)
     }
     return .YES

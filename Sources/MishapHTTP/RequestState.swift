@@ -25,6 +25,9 @@ final class RequestState {
     var completionTag: UInt64 = 0
     /// Set while the request waits for its upstream's answer, which lands here.
     var forwarded: ForwardedAnswer?
+    /// The memory budget's share the upstream's answer holds: kept until the request ends, its
+    /// last byte sent.
+    var heldMemory: MemoryLease?
     /// The room the response head has, kept for the answer that comes later.
     var responseHeaderRoom = ResponseHead.maximumHeaderBytes
     /// A request that declares a body: its method, path, query, headers and whether it is
@@ -72,18 +75,18 @@ extension CompletedRequest {
 final class ForwardedAnswer: Sendable {
     /// The upstream's base URL, for the request's log line.
     let upstream: String
-    private let plan = Mutex<ResponsePlan?>(nil)
+    private let plan = Mutex<(ResponsePlan, MemoryLease?)?>(nil)
 
     init(upstream: String) {
         self.upstream = upstream
     }
 
-    func set(_ answer: ResponsePlan) {
-        plan.withLock { $0 = answer }
+    func set(_ answer: ResponsePlan, heldMemory: MemoryLease?) {
+        plan.withLock { $0 = (answer, heldMemory) }
     }
 
-    /// The answer, once it came.
-    func take() -> ResponsePlan? {
+    /// The answer and the memory its body holds, once it came.
+    func take() -> (ResponsePlan, MemoryLease?)? {
         plan.withLock { plan in
             defer { plan = nil }
             return plan

@@ -1,5 +1,7 @@
+import MishapSupport
+
 /// The path a request is served as, from the target libmicrohttpd hands over (decoded, its
-/// query already split off).
+/// query already split off), without dot segments.
 enum RequestTarget {
     /// The request's method: the common ones as literals (no copy, no UTF-8 check; a
     /// C string made into a String cost about 280 instructions), any other as sent.
@@ -19,9 +21,17 @@ enum RequestTarget {
     /// The path of `url`: the origin form (`/path`) as it is; the absolute form that clients
     /// configured with an HTTP proxy send (`http://host:port/path`, which RFC 9112 section 3.2.2
     /// says a server must accept) without its scheme and authority, `/` when nothing follows
-    /// them. Only the first byte is looked at for an origin-form target.
+    /// them. Either way, `.` and `..` segments are removed (RFC 3986 section 5.2.4) after
+    /// libmicrohttpd's percent-decoding, so `/a/%2e%2e/b` and `/a/..%2Fb` are `/b` like `/a/../b`:
+    /// rules, the session prefix, the admin API and an upstream's base path all see the path the
+    /// request stands for, and none can be climbed out of. Only the first byte is looked at to
+    /// tell an origin-form target, and a path without dot segments is not copied again.
     static func path(_ url: UnsafePointer<CChar>) -> String {
-        url.pointee == CChar(UInt8(ascii: "/")) ? String(cString: url) : path(of: String(cString: url))
+        guard url.pointee == CChar(UInt8(ascii: "/")) else {
+            let path = path(of: String(cString: url))
+            return DotSegments.occur(in: path) ? DotSegments.removed(from: path) : path
+        }
+        return DotSegments.occur(inCString: url) ? DotSegments.removed(from: String(cString: url)) : String(cString: url)
     }
 
     /// The path of a target: see `path(_:)`. Schemes `http` and `https`, in any case; any other

@@ -1,21 +1,25 @@
 import MishapEngine
+import MishapSupport
 
 /// Decides the response to a request; the server carries the plan out on the socket.
 public protocol Responder: Sendable {
     func respond(to request: Request) -> ResponsePlan
 
     /// Sends `request`, whose plan names an upstream (`ResponsePlan.upstream`), on to it, and
-    /// calls `answer` exactly once, from any thread, with the plan to carry out instead.
+    /// calls `answer` exactly once, from any thread, with the plan to carry out instead and the
+    /// memory budget's share its body holds (nil: none), which the server keeps until the
+    /// request ends, and then sends the body from the plan's own storage, uncopied
+    /// (`HTTPServer.carryOutUncopied`).
     /// `client` is the client's address, `scheme` how it reached this server (`http`, `https`).
     func forward(_ request: Request, plan: ResponsePlan, client: String, scheme: String,
-                 answer: @escaping @Sendable (ResponsePlan) -> Void)
+                 answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void)
 }
 
 extension Responder {
     /// A responder that never names an upstream need not forward: this answers 502.
     public func forward(_ request: Request, plan: ResponsePlan, client: String, scheme: String,
-                        answer: @escaping @Sendable (ResponsePlan) -> Void) {
-        answer(.error(502, reason: "this server has no upstream to send the request on to"))
+                        answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void) {
+        answer(.error(502, reason: "this server has no upstream to send the request on to"), nil)
     }
 }
 

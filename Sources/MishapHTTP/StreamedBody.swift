@@ -21,13 +21,18 @@ final class StreamedBody {
     let connection: OpaquePointer
     let socket: Int32
     let suspensions: Suspensions
+    /// The memory budget's share `bytes` hold (an upstream's answer): given back when
+    /// libmicrohttpd lets go of the response, after its last byte.
+    let heldMemory: MemoryLease?
     /// Piece boundaries and due times (nanoseconds after the first read) for `dribble`.
     private var pieceEnds: [Int] = []
     private var pieceDue: [UInt64] = []
     private var start: UInt64?
 
-    init(bytes: [UInt8], mode: Mode, connection: OpaquePointer, socket: Int32, suspensions: Suspensions) {
+    init(bytes: [UInt8], mode: Mode, connection: OpaquePointer, socket: Int32, suspensions: Suspensions,
+         heldMemory: MemoryLease? = nil) {
         self.bytes = bytes
+        self.heldMemory = heldMemory
         self.mode = mode
         self.connection = connection
         self.socket = socket

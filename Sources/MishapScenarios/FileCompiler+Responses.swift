@@ -151,6 +151,9 @@ extension FileCompiler {
         } else if let problem = ProxyTarget.problem(with: value) {
             error("'proxy' \(problem): expected 'upstream' (the server given with --upstream) or a base URL such as http://127.0.0.1:9000", at: node)
             return nil
+        } else if let problem = proxyProblem?(value) {
+            error("'proxy' \(problem)", at: node)
+            return nil
         } else {
             target = .url(value)
         }

@@ -31,6 +31,9 @@ struct FileCompiler {
     var unreported: (count: Int, line: Int, column: Int)?
     /// Header lists, bodies and prepared responses the file's rules have in common, stored once.
     let sharedParts = SharedResponseParts()
+    /// Why a `proxy` URL cannot be used where the rules will run, or nil: one that points at the
+    /// server compiling them (rules added at runtime). Asked once its form is known to be good.
+    var proxyProblem: (@Sendable (String) -> String?)?
 
     /// The most problems reported for one file: a file of a million wrong keys gets a thousand
     /// messages and a count of the rest.

@@ -70,16 +70,20 @@ public enum ScenarioLoader {
     /// Compiles rules added while the server runs (`POST /__mishap/rules`): one file's text,
     /// whose endpoints need not exist in the files, using the state `state` declares (the text
     /// may not declare state, nor add rules with `extends:`). `previous`, the same text compiled
-    /// before a reload, keeps its cycles' positions.
+    /// before a reload, keeps its cycles' positions. `proxyProblem` says why a `proxy` URL
+    /// cannot be used (it points at the server adding the rules), reported where it is written.
     public static func loadRuntime(yaml text: String, name: String = "body", state: StateStore?,
-                                   previous: ScenarioSet? = nil) throws(ScenarioError) -> ScenarioSet {
+                                   previous: ScenarioSet? = nil,
+                                   proxyProblem: (@Sendable (String) -> String?)? = nil) throws(ScenarioError) -> ScenarioSet {
         try compile([(name, BodyFileResolver(directory: ".", root: nil), text)], earlier: [], previous: previous,
-                    runtime: RuntimeCompile(state: state))
+                    runtime: RuntimeCompile(state: state, proxyProblem: proxyProblem))
     }
 
-    /// What compiling runtime rules changes: the state comes from the files already loaded.
+    /// What compiling runtime rules changes: the state comes from the files already loaded, and
+    /// `proxy` URLs are checked against the running server.
     struct RuntimeCompile {
         let state: StateStore?
+        var proxyProblem: (@Sendable (String) -> String?)? = nil
     }
 
     private static func compile(
@@ -115,6 +119,7 @@ public enum ScenarioLoader {
             var compiler = FileCompiler(displayPath: source.display, bodyFiles: source.bodyFiles,
                                         previousCounters: previous?.cycleCounters ?? [:])
             compiler.previousQuotas = previous?.quotaCounters ?? [:]
+            compiler.proxyProblem = runtime?.proxyProblem
             if runtime != nil, case .mapping(let file) = root, let key = file.first(where: { $0.key.scalar?.string == "state" })?.key {
                 compiler.error("rules added at runtime use the state the scenario files declare; declare it there", at: key)
             }

@@ -57,6 +57,10 @@ struct AdminAPI: Sendable {
     static let tokenHeader = "X-Mishap-Admin-Token"
 
     func respond(to request: Request) -> ResponsePlan {
+        // Before anything else: a page in the developer's browser may not drive or read it.
+        if let refusal = service.options.adminPolicy.refusal(for: request, tokenSet: service.options.adminToken != nil) {
+            return refusal
+        }
         var name = String(request.path.dropFirst(Self.prefix.count))
         if name.hasSuffix("/") { name.removeLast() }
         // The dashboard's file, for paths under `ui/` ("" for the page itself).

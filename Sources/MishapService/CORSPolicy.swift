@@ -95,6 +95,24 @@ public struct CORSPolicy: Sendable, Equatable {
         return decorated
     }
 
+    /// An upstream's answer (`--upstream`, a rule's `proxy`) decorated for `origin`: when Mishap
+    /// allows the origin, the upstream's own `Access-Control-Allow-Origin`, `-Allow-Credentials`
+    /// and `-Expose-Headers` give way to Mishap's, so exactly one of each goes out (two
+    /// `Access-Control-Allow-Origin` headers make browsers fail the request). Its other CORS
+    /// headers (the methods and headers of a preflight it answers) stay. An origin Mishap does not
+    /// allow gets the upstream's answer as it came.
+    func decorateUpstream(_ plan: ResponsePlan, origin: String) -> ResponsePlan {
+        guard plan.fault == nil, allowedOrigin(origin) != nil else { return plan }
+        var own = plan
+        own.headers.removeAll { Self.replacedOnUpstreamAnswers.contains($0.name.lowercased()) }
+        return decorate(own, origin: origin)
+    }
+
+    /// The headers of an upstream's answer that Mishap's own replace (`decorateUpstream`).
+    static let replacedOnUpstreamAnswers: Set<String> = [
+        "access-control-allow-origin", "access-control-allow-credentials", "access-control-expose-headers",
+    ]
+
     /// Response headers scripts may read without being exposed (the CORS-safelisted ones).
     static let safelisted: Set<String> = [
         "cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma",

@@ -96,6 +96,7 @@ struct JournalListing {
         if let upstream = entry.upstream {
             json.field("upstream", upstream)
             json.raw("upstreamMs", entry.upstreamMilliseconds.map { JSON.double(($0 * 100).rounded() / 100).text } ?? "null")
+            json.field("upstreamNote", entry.upstreamNote)
         }
         json.close()
     }

@@ -1,4 +1,5 @@
 import Logging
+import MishapEngine
 import MishapHTTP
 import MishapScenarios
 import MishapSupport
@@ -133,6 +134,8 @@ public final class MishapInstance: Sendable {
             }
             service.tls.withLock { $0 = secure?.listing }
         }
+        let httpsPort = secure.flatMap { ProxyTarget.authority(of: $0.listing.url)?.port }
+        service.listening(host: serverConfiguration.host, ports: [server.port ?? 0] + (httpsPort.map { [$0] } ?? []))
         return MishapInstance(configuration: configuration, service: service, server: server, secure: secure,
                               watcher: startWatcher(configuration, service: service, logger: logger))
     }

@@ -25,7 +25,8 @@ extension MishapService {
             let state = scenarios.state
             let compiled: ScenarioSet
             do throws(ScenarioError) {
-                compiled = try ScenarioLoader.loadRuntime(yaml: text, state: state)
+                compiled = try ScenarioLoader.loadRuntime(yaml: text, state: state,
+                                                          proxyProblem: { [loopGuard] in loopGuard.problem(with: $0) })
             } catch {
                 return .failure(.problems(error))
             }

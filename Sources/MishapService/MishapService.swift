@@ -34,6 +34,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// on the first proxied request; when libcurl cannot start, those requests are answered 502
     /// saying so.
     let upstreamClient: LazyUpstreamClient
+    /// Keeps requests from being sent on to this Mishap itself.
+    let loopGuard = ProxyLoopGuard()
 
     struct Loaded {
         let scenarios: ScenarioSet
@@ -70,7 +72,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         logsAdminReads = logger.logLevel <= .debug
         upstreamClient = LazyUpstreamClient(
             timeoutMilliseconds: options.upstream?.timeoutMilliseconds ?? UpstreamOptions.defaultTimeoutMilliseconds,
-            caFile: options.upstream?.caFile)
+            caFile: options.upstream?.caFile, memoryBytes: options.upstream?.memoryBytes ?? UpstreamClient.defaultMemoryBytes)
         if options.upstream?.url != nil, case .failure(let failure) = upstreamClient.client() {
             logger.error("\(failure.message); requests no rule answers get 502 instead of going to the upstream")
         }
@@ -187,6 +189,12 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     // MARK: Answering
 
     public func respond(to original: Request) -> ResponsePlan {
+        // A request this Mishap sent on that came back to it: refused before the admin API or a
+        // rule sees it.
+        if loopGuard.isArmed, let loop = loopGuard.refusal(for: original) {
+            logger.warning("\(original.method) \(original.path) came back to this Mishap through its own proxying; answered 508")
+            return record(original, loop)
+        }
         if options.admin && original.path.hasUTF8Prefix(AdminAPI.prefixBytes) {
             return AdminAPI(service: self).respond(to: original)
         }

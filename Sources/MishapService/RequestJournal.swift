@@ -35,6 +35,9 @@ public struct JournalEntry: Sendable {
     public var upstream: String? = nil
     /// How long the upstream took to answer (or to fail), in milliseconds; nil until then.
     public var upstreamMilliseconds: Double? = nil
+    /// What Mishap changed or refused in the upstream's answer (a folded header unfolded, a
+    /// 1xx final status refused), in a sentence; nil when it passed as it came.
+    public var upstreamNote: String? = nil
     /// From the request's headers arriving to the server being done with it (delays, dribbles
     /// and hangs included), in nanoseconds; nil while the server is still on it.
     public var durationNanoseconds: Int64? = nil
@@ -163,10 +166,11 @@ public final class RequestJournal: Sendable {
 
     /// Notes the upstream's answer to entry `id` (the status sent: the upstream's, or Mishap's
     /// 502 or 504 when it gave none) and how long it took.
-    func upstreamAnswered(_ id: UInt64, status: Int?, milliseconds: Double) {
+    func upstreamAnswered(_ id: UInt64, status: Int?, milliseconds: Double, note: String? = nil) {
         update(id) { entry in
             entry.status = status
             entry.upstreamMilliseconds = milliseconds
+            entry.upstreamNote = note
         }
     }
 

@@ -14,6 +14,9 @@ public struct ServiceOptions: Sendable {
     /// `X-Mishap-Admin-Token: TOKEN`), and then clients on other machines may call too.
     /// When nil, the admin API answers loopback clients only.
     public var adminToken: String?
+    /// The names and origins admin calls from a browser may come by, besides loopback ones and
+    /// the server's own (`--admin-host`, `--admin-origin`).
+    public var adminPolicy = AdminRequestPolicy()
     /// Logs one line per request at `info`.
     public var logRequests: Bool
     /// When set, browsers on the allowed origins may call the scenarios (`--cors`).

@@ -1,3 +1,5 @@
+import MishapUpstream
+
 /// Where requests no rule answers go (`--upstream`), and how Mishap calls upstream servers: that
 /// one, and the URLs of rules' `proxy`.
 public struct UpstreamOptions: Sendable, Equatable {
@@ -9,6 +11,10 @@ public struct UpstreamOptions: Sendable, Equatable {
     public var timeoutMilliseconds: Int
     /// A file of CA certificates (PEM) to trust for HTTPS upstreams instead of the system's.
     public var caFile: String?
+
+    /// The most bytes the bodies of upstream answers hold at once, from the first received to
+    /// the last sent (`--upstream-memory`); a transfer that would pass it is stopped and answered 502.
+    public var memoryBytes = UpstreamClient.defaultMemoryBytes
 
     public static let defaultTimeoutMilliseconds = 30_000
 

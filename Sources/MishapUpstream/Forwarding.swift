@@ -15,10 +15,16 @@ public enum Forwarding {
     /// The call that passes `request` on to `upstream` (a base URL: `http://host:port`, with a
     /// path prefix or not): its path and query appended, its headers less the hop-by-hop ones,
     /// `Host` and `Content-Length` (libcurl writes those), with `X-Forwarded-*` added for a
-    /// client at `client` (an address) that reached Mishap over `scheme`.
-    public static func call(for request: Request, upstream: String, client: String, scheme: String) -> UpstreamCall {
+    /// client at `client` (an address) that reached Mishap over `scheme`, and `via` (this
+    /// Mishap's entry) after any `Via` the request had.
+    ///
+    /// The URL's path is the base's and, under it, the request's path without dot segments (RFC
+    /// 3986 section 5.2.4), whatever the request's path holds: a request never climbs out of the
+    /// base (`/a/../../admin` under `http://up/api` is `http://up/api/admin`).
+    public static func call(for request: Request, upstream: String, client: String, scheme: String, via: String? = nil) -> UpstreamCall {
         var url = upstream.hasSuffix("/") ? String(upstream.dropLast()) : upstream
-        url += percentEncoded(request.path, keeping: pathCharacters)
+        let path = request.path.hasPrefix("/") ? request.path : "/" + request.path
+        url += percentEncoded(DotSegments.removed(from: path), keeping: pathCharacters)
         if !request.query.isEmpty {
             url += "?" + request.query.map {
                 percentEncoded($0.name, keeping: queryCharacters) + "=" + percentEncoded($0.value, keeping: queryCharacters)
@@ -38,6 +44,7 @@ public enum Forwarding {
         headers.append(("X-Forwarded-For", forwardedFor.map { "\($0), \(client)" } ?? client))
         if let host = request.headerValue("Host") { headers.append(("X-Forwarded-Host", host)) }
         headers.append(("X-Forwarded-Proto", scheme))
+        if let via { headers.append(("Via", via)) }
         return UpstreamCall(method: request.method, url: url, headers: headers, body: request.body)
     }
 
@@ -57,6 +64,9 @@ public enum Forwarding {
             return ResponsePlan(status: status, headers: kept, body: body)
         case .failed(let failure, _):
             let status = failure.kind == .timeout ? 504 : 502
+            if failure.kind == .memory || failure.kind == .malformed {
+                return .error(status, reason: "the answer of the upstream \(upstream) was not passed on (\(failure.kind.rawValue)): \(failure.message)")
+            }
             return .error(status, reason: "the upstream \(upstream) gave no answer (\(failure.kind.rawValue)): \(failure.message)")
         }
     }

@@ -17,10 +17,13 @@ public final class LazyUpstreamClient: Sendable {
     public let timeoutMilliseconds: Int
     /// A file of CA certificates to trust for HTTPS upstreams instead of the system's.
     public let caFile: String?
+    /// What answers' bodies may hold together (`UpstreamClient.memory`).
+    public let memoryBytes: Int
 
-    public init(timeoutMilliseconds: Int, caFile: String? = nil) {
+    public init(timeoutMilliseconds: Int, caFile: String? = nil, memoryBytes: Int = UpstreamClient.defaultMemoryBytes) {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.caFile = caFile
+        self.memoryBytes = memoryBytes
     }
 
     /// The client, started now when it was not: or why it cannot be (libcurl is missing, the
@@ -32,7 +35,7 @@ public final class LazyUpstreamClient: Sendable {
             case .failed(let reason): return .failure(UpstreamFailure(.other, reason))
             case .stopped: return .failure(UpstreamFailure(.cancelled, "Mishap is stopping"))
             case .notStarted:
-                if let client = UpstreamClient(timeoutMilliseconds: timeoutMilliseconds, caFile: caFile) {
+                if let client = UpstreamClient(timeoutMilliseconds: timeoutMilliseconds, caFile: caFile, memoryBytes: memoryBytes) {
                     slot = .started(client)
                     return .success(client)
                 }

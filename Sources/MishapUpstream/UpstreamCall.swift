@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// One request sent on to the upstream server: everything libcurl needs, already decided
 /// (the URL joined, the headers chosen; see `ForwardedHeaders`).
 public struct UpstreamCall: Sendable {
@@ -27,6 +29,25 @@ public enum UpstreamResult: Sendable {
     case failed(UpstreamFailure, milliseconds: Double)
 }
 
+/// What came of a call besides its result: what was changed in the answer's head on its way
+/// (or why it was refused), and the share of the memory budget its body holds.
+public struct UpstreamReport: Sendable {
+    /// What was changed in the answer's head, or why it was refused, one sentence each; empty
+    /// when it came as HTTP/1.1 allows.
+    public var repairs: [String] = []
+    /// The memory the answer's body holds, given back when the last reference to it goes: kept
+    /// by the server until the request ends, its last byte sent (`Responder.forward`).
+    public var memory: MemoryLease?
+
+    public init(repairs: [String] = [], memory: MemoryLease? = nil) {
+        self.repairs = repairs
+        self.memory = memory
+    }
+
+    /// The repairs in one sentence, for the journal; nil when there are none.
+    public var note: String? { repairs.isEmpty ? nil : repairs.joined(separator: "; ") }
+}
+
 /// Why an upstream call brought no answer.
 public struct UpstreamFailure: Error, Sendable, Equatable {
     public enum Kind: String, Sendable {
@@ -36,6 +57,11 @@ public struct UpstreamFailure: Error, Sendable, Equatable {
         case timeout
         /// The answer's body is larger than `UpstreamClient.maximumBodyBytes`.
         case tooLarge
+        /// The answers held at once would pass the memory budget (`UpstreamOptions`' limit).
+        case memory
+        /// The answer breaks HTTP in a way Mishap does not pass on (a 1xx status as the final
+        /// answer, such as `101 Switching Protocols`).
+        case malformed
         /// TLS failed (the upstream's certificate is not trusted, for one).
         case tls
         /// Mishap is stopping: the call was cancelled.

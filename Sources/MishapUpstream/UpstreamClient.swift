@@ -13,14 +13,19 @@ import Synchronization
 public final class UpstreamClient: Sendable {
     /// The largest answer body kept; a larger one fails the call (`tooLarge`).
     public static let maximumBodyBytes = 64 * 1024 * 1024
+    /// The default of what answers' bodies may hold together: 256 MiB.
+    public static let defaultMemoryBytes = 256 * 1024 * 1024
 
     /// How long a call may take, connecting included.
     public let timeoutMilliseconds: Int
     /// A file of CA certificates to trust for HTTPS upstreams instead of the system's.
     public let caFile: String?
+    /// What the bodies of answers may hold together, from their first byte received until the
+    /// last reference to each goes (the server keeps it until the response is sent).
+    public let memory: MemoryBudget
 
     private struct Pending {
-        var calls: [(UpstreamCall, @Sendable (UpstreamResult) -> Void)] = []
+        var calls: [(UpstreamCall, @Sendable (UpstreamResult, UpstreamReport) -> Void)] = []
         var stopping = false
     }
 
@@ -38,12 +43,13 @@ public final class UpstreamClient: Sendable {
     }
 
     /// A client with its thread started; nil when libcurl (see `loadLibrary`) or the system
-    /// refuse it.
-    public init?(timeoutMilliseconds: Int, caFile: String? = nil) {
+    /// refuse it. Answers' bodies hold at most `memoryBytes` together.
+    public init?(timeoutMilliseconds: Int, caFile: String? = nil, memoryBytes: Int = UpstreamClient.defaultMemoryBytes) {
         guard Self.loadLibrary() == nil, let multi = mishap_curl_multi_init() else { return nil }
         self.multi = multi
         self.timeoutMilliseconds = timeoutMilliseconds
         self.caFile = caFile
+        memory = MemoryBudget(limit: memoryBytes)
         thread = OwnThread { [self] in run() }
         if thread == nil {
             mishap_curl_multi_cleanup(multi)
@@ -51,15 +57,16 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    /// Sends `call`; `completion` gets its result, once, on the client's thread.
-    public func send(_ call: UpstreamCall, completion: @escaping @Sendable (UpstreamResult) -> Void) {
+    /// Sends `call`; `completion` gets its result, once, on the client's thread, with what was
+    /// done to the answer's head and the memory its body holds.
+    public func send(_ call: UpstreamCall, completion: @escaping @Sendable (UpstreamResult, UpstreamReport) -> Void) {
         let accepted = pending.withLock { pending -> Bool in
             guard !pending.stopping else { return false }
             pending.calls.append((call, completion))
             return true
         }
         guard accepted else {
-            completion(.failed(UpstreamFailure(.cancelled, "Mishap is stopping"), milliseconds: 0))
+            completion(.failed(UpstreamFailure(.cancelled, "Mishap is stopping"), milliseconds: 0), UpstreamReport())
             return
         }
         mishap_curl_multi_wakeup(multi)
@@ -92,16 +99,17 @@ public final class UpstreamClient: Sendable {
                 let cancelled = UpstreamFailure(.cancelled, "Mishap is stopping")
                 for transfer in active.values {
                     mishap_curl_multi_remove_handle(multi, transfer.handle)
-                    transfer.completion(.failed(cancelled, milliseconds: 0))
+                    transfer.completion(.failed(cancelled, milliseconds: 0), UpstreamReport())
                 }
-                for (_, completion) in calls { completion(.failed(cancelled, milliseconds: 0)) }
+                for (_, completion) in calls { completion(.failed(cancelled, milliseconds: 0), UpstreamReport()) }
                 return
             }
             for (call, completion) in calls {
                 guard let transfer = UpstreamTransfer(call, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile,
-                                                      maximumBodyBytes: Self.maximumBodyBytes, completion: completion),
+                                                      maximumBodyBytes: Self.maximumBodyBytes, memory: memory.lease(),
+                                                      completion: completion),
                       mishap_curl_multi_add_handle(multi, transfer.handle) == CURLM_OK else {
-                    completion(.failed(UpstreamFailure(.other, "libcurl could not start the call"), milliseconds: 0))
+                    completion(.failed(UpstreamFailure(.other, "libcurl could not start the call"), milliseconds: 0), UpstreamReport())
                     continue
                 }
                 active[ObjectIdentifier(transfer)] = transfer
@@ -116,7 +124,8 @@ public final class UpstreamClient: Sendable {
                 let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(context).takeUnretainedValue()
                 mishap_curl_multi_remove_handle(multi, easy)
                 active[ObjectIdentifier(transfer)] = nil
-                transfer.completion(transfer.result(code))
+                let (result, report) = transfer.result(code)
+                transfer.completion(result, report)
             }
             _ = mishap_curl_multi_poll(multi, 1000)
         }

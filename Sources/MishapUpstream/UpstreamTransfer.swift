@@ -6,26 +6,32 @@ import MishapSupport
 /// Only the client's thread touches it once it is started (libcurl calls the callbacks there).
 final class UpstreamTransfer {
     let handle: UnsafeMutableRawPointer
-    let completion: @Sendable (UpstreamResult) -> Void
+    let completion: @Sendable (UpstreamResult, UpstreamReport) -> Void
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl writes its detailed error message here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private let started = MonotonicClock.nanoseconds()
     private let maximumBodyBytes: Int
 
-    /// The last response's header lines (reset at each status line: `100 Continue` comes first).
-    var headers: [(name: String, value: String)] = []
+    /// The last response's header lines (reset at each status line: `100 Continue` comes first),
+    /// made into what HTTP/1.1 allows.
+    var headers = UpstreamHeaderLines()
     var body: [UInt8] = []
-    /// Set when the body outgrew `maximumBodyBytes`: the transfer was stopped.
+    /// The memory budget's share the body holds: grown before the body's storage is.
+    let memory: MemoryLease
+    /// Set when the body outgrew `maximumBodyBytes`, or the budget: the transfer was stopped.
     var tooLarge = false
+    var overBudget = false
 
     /// A transfer of `call`, ready to be added to a multi handle; nil when libcurl refuses one.
-    init?(_ call: UpstreamCall, timeoutMilliseconds: Int, caFile: String?, maximumBodyBytes: Int,
-          completion: @escaping @Sendable (UpstreamResult) -> Void) {
+    /// Its body is held under `memory`, a lease of the client's budget.
+    init?(_ call: UpstreamCall, timeoutMilliseconds: Int, caFile: String?, maximumBodyBytes: Int, memory: MemoryLease,
+          completion: @escaping @Sendable (UpstreamResult, UpstreamReport) -> Void) {
         guard let handle = mishap_curl_easy_init() else { return nil }
         self.handle = handle
         self.completion = completion
         self.maximumBodyBytes = maximumBodyBytes
+        self.memory = memory
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configure(call, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile)
     }
@@ -84,46 +90,71 @@ final class UpstreamTransfer {
         _ = mishap_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headerList)
     }
 
-    /// A piece of the body: kept, unless it makes the body too large (0 stops the transfer).
+    /// A piece of the body: kept, unless it makes the body too large, or the answers held
+    /// together pass the memory budget (0 stops the transfer). The body's storage is reserved
+    /// here, the budget first: for the whole `Content-Length` at once when the answer has one,
+    /// else doubling as it grows.
     private func received(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard count > 0, let data else { return count }
-        guard body.count + count <= maximumBodyBytes else {
+        let needed = body.count + count
+        guard needed <= maximumBodyBytes else {
             tooLarge = true
             return 0
         }
+        if needed > body.capacity {
+            let declared = body.isEmpty ? declaredLength.flatMap { $0 >= needed && $0 <= maximumBodyBytes ? $0 : nil } : nil
+            let capacity = declared ?? min(maximumBodyBytes, max(needed, body.capacity * 2, 16 * 1024))
+            guard memory.grow(to: capacity) else {
+                overBudget = true
+                return 0
+            }
+            body.reserveCapacity(capacity)
+        }
         data.withMemoryRebound(to: UInt8.self, capacity: count) { body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
         return count
+    }
+
+    /// The final answer's `Content-Length`, when it gave one.
+    private var declaredLength: Int? {
+        headers.fields.last { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
     }
 
     /// A header line, or a status line (which starts a response's headers again), or the blank
     /// line that ends them.
     private func receivedHeader(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) {
         guard count > 0, let data else { return }
-        let line = data.withMemoryRebound(to: UInt8.self, capacity: count) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-        }
-        if line.hasPrefix("HTTP/") {
-            headers = []
-            return
-        }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon])
-        let value = String(line[line.index(after: colon)...].trimmingASCIIWhitespace())
-        headers.append((name, value))
+        data.withMemoryRebound(to: UInt8.self, capacity: count) { headers.take(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
-    /// The result of the finished transfer, given libcurl's code for it.
-    func result(_ code: CURLcode) -> UpstreamResult {
+    /// The result of the finished transfer, given libcurl's code for it, and what was done to
+    /// the answer's head on its way.
+    func result(_ code: CURLcode) -> (UpstreamResult, UpstreamReport) {
         let milliseconds = Double(MonotonicClock.nanoseconds() - started) / 1_000_000
+        var report = UpstreamReport(repairs: headers.repairs)
         if code == CURLE_OK {
-            return .answered(status: mishap_curl_response_code(handle), headers: headers, body: body, milliseconds: milliseconds)
+            let status = mishap_curl_response_code(handle)
+            guard status >= 200 else {
+                // libcurl ends a call whose last answer is 1xx (`101 Switching Protocols`, asked
+                // for or not) with that answer: passed on, the client would take the connection
+                // for another protocol's, or wait for a final answer that never comes.
+                let why = "its final answer was \(status), an interim status (\(status == 101 ? "a switch to another protocol, which Mishap does not pass on" : "1xx comes before a final answer")); refused"
+                report.repairs.append(why)
+                return (.failed(UpstreamFailure(.malformed, why), milliseconds: milliseconds), report)
+            }
+            report.memory = memory
+            return (.answered(status: status, headers: headers.fields, body: body, milliseconds: milliseconds), report)
         }
         if tooLarge {
-            return .failed(UpstreamFailure(.tooLarge, "the answer's body is larger than \(maximumBodyBytes) bytes"), milliseconds: milliseconds)
+            return (.failed(UpstreamFailure(.tooLarge, "the answer's body is larger than \(maximumBodyBytes) bytes"), milliseconds: milliseconds), report)
+        }
+        if overBudget {
+            let message = "Mishap holds \(memory.budget.bytesHeld) bytes of upstream answers, and this one (\(max(body.count, declaredLength ?? 0)) bytes "
+                + "so far) would pass the most it holds at once (--upstream-memory \(memory.budget.limit)); it was stopped"
+            return (.failed(UpstreamFailure(.memory, message), milliseconds: milliseconds), report)
         }
         let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? String(cString: mishap_curl_easy_strerror(code)) : detail
-        return .failed(UpstreamFailure(Self.kind(of: code), message), milliseconds: milliseconds)
+        return (.failed(UpstreamFailure(Self.kind(of: code), message), milliseconds: milliseconds), report)
     }
 
     static func kind(of code: CURLcode) -> UpstreamFailure.Kind {

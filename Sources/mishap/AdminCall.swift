@@ -97,7 +97,7 @@ private func secureExchange(url: String, token: String?, method: String, target:
     if !body.isEmpty { headers.append(("Content-Type", "application/json")) }
     let base = url.hasSuffix("/") ? String(url.dropLast()) : url
     let result = AwaitedResult()
-    client.send(UpstreamCall(method: method, url: base + target, headers: headers, body: Array(body.utf8))) { answer in
+    client.send(UpstreamCall(method: method, url: base + target, headers: headers, body: Array(body.utf8))) { answer, _ in
         result.set(answer)
     }
     switch result.wait() {

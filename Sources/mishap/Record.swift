@@ -61,6 +61,7 @@ struct Record: ParsableCommand {
         }
         if ProxyTarget.problem(with: url) != nil { return } // said by the upstream options
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        if let problem = upstreamOptions.selfProblem(host: host, ports: [port]) { throw ValidationError(problem) }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder") }
         try grace.check("--grace")
         for name in keepHeaders {

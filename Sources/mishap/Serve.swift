@@ -79,14 +79,14 @@ struct Serve: ParsableCommand {
             mishap = try MishapInstance.start(
                 MishapInstance.Configuration(
                     scenarios: .directory(directory),
-                    service: ServiceOptions(
+                    service: options.withAdminPolicy(ServiceOptions(
                         engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
                                               seed: options.seed, maxSessions: options.maxSessions),
                         journalSize: options.journalSize, admin: !options.noAdmin, adminToken: options.adminToken,
                         cors: options.corsPolicy, sessionPrefix: options.sessionPrefixOption,
                         maxRuntimeRules: options.maxRuntimeRules, maxRuntimeRulesPerSession: options.maxRuntimeRulesPerSession,
                         maxRuntimeRuleBytes: options.maxRuntimeRuleBytes,
-                        upstream: options.upstreamOptions.options),
+                        upstream: options.upstreamOptions.options)),
                     server: ServerConfiguration(
                         host: options.host, port: UInt16(options.port.number ?? 0), threads: options.threads,
                         maxBodyBytes: options.maxBody, maxHeaderBytes: options.maxHeaderSize,

@@ -90,6 +90,19 @@ struct ServeOptions: ParsableArguments {
 
     static let adminTokenVariable = "MISHAP_ADMIN_TOKEN"
 
+    @Option(name: .customLong("admin-host"), help: ArgumentHelp("Answer admin calls sent to this host name too (repeatable). Without it, an admin call whose Host is not an address, localhost or a *.localhost name is refused (403), so a web page cannot reach the admin API through a DNS name it points at 127.0.0.1 (DNS rebinding). Not needed with --admin-token.", valueName: "name"))
+    var adminHosts: [String] = []
+
+    @Option(name: .customLong("admin-origin"), help: ArgumentHelp("Let web pages of this origin (scheme://host[:port]) make admin calls that change something (repeatable). Without it, such a call from a browser page of another origin than Mishap's own is refused (403), so a page you visit cannot add rules or reset; calls without Origin (curl, scripts, tests) are not affected.", valueName: "origin"))
+    var adminOrigins: [String] = []
+
+    /// `service` with the admin hosts and origins allowed.
+    func withAdminPolicy(_ service: ServiceOptions) -> ServiceOptions {
+        var service = service
+        service.adminPolicy = AdminRequestPolicy(hosts: adminHosts, origins: adminOrigins)
+        return service
+    }
+
     @Option(name: .customLong("cors"), help: ArgumentHelp("Let web pages from these origins call the scenarios: '*', or origins separated by commas (http://localhost:3000). Preflights are answered and every answer (faults aside) carries the CORS headers.", valueName: "origins"))
     var cors: String?
 
@@ -136,6 +149,10 @@ struct ServeOptions: ParsableArguments {
         if let cors {
             do { _ = try CORSPolicy(parsing: cors) } catch { throw ValidationError(error.message) }
         }
+        for name in adminHosts { if let problem = AdminRequestPolicy.problem(withHost: name) { throw ValidationError(problem) } }
+        for origin in adminOrigins { if let problem = AdminRequestPolicy.problem(withOrigin: origin) { throw ValidationError(problem) } }
+        let ports = [port.number, tlsOptions.port].compactMap { $0 }
+        if let problem = upstreamOptions.selfProblem(host: host, ports: ports) { throw ValidationError(problem) }
         guard journalSize >= 0 else { throw ValidationError("--journal-size must not be negative") }
         if sessionPrefix != "off" {
             guard sessionPrefix.hasPrefix("/"), sessionPrefix.count > 1, !sessionPrefix.hasSuffix("/"),
@@ -194,6 +211,8 @@ struct ServeOptions: ParsableArguments {
         add("max-runtime-rule-bytes", maxRuntimeRuleBytes)
         if noAdmin { arguments.append("--no-admin") }
         add("admin-token", adminTokenOption)
+        for name in adminHosts { add("admin-host", name) }
+        for origin in adminOrigins { add("admin-origin", origin) }
         add("cors", cors)
         add("watch", watch.rawValue)
         add("watch-settle", watchSettle)
