@@ -303,7 +303,11 @@ import Testing
         #expect(received.firstByte < Self.stall, "the first piece came after \(received.firstByte)")
         #expect(received.bodyPieces.count >= 2, "body pieces at \(received.bodyPieces)")
         if let first = received.bodyPieces.first, let last = received.bodyPieces.last {
-            #expect(last - first >= .milliseconds(500), "body pieces at \(received.bodyPieces)")
+            // The last piece is due 600 ms after the first read, which came after the request was
+            // sent: measured from the send it can only be later, however loaded the machine is (the
+            // gap between the first and the last piece can shrink when the first is read late).
+            #expect(first < last, "body pieces at \(received.bodyPieces)")
+            #expect(last >= .milliseconds(600), "body pieces at \(received.bodyPieces)")
             #expect(last < .seconds(1) + Self.stall, "body pieces at \(received.bodyPieces)")
         }
     }
