@@ -6,16 +6,16 @@ SWIFT ?= swift
 SCENARIOS ?= scenarios
 ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-APT_PACKAGES := libmicrohttpd-dev libgnutls28-dev libyaml-dev libcurl4-gnutls-dev pkg-config curl python3
+APT_PACKAGES := libmicrohttpd-dev libgnutls28-dev libyaml-dev libcurl4-gnutls-dev pkg-config curl python3 nginx
 
 .PHONY: all deps build release run install uninstall test check clean
 
 all: build
 
-## deps: install libmicrohttpd-dev, libgnutls28-dev (certificates for HTTPS), libyaml-dev and libcurl4-gnutls-dev (--upstream) (and pkg-config, curl, and python3 for the
-## Python test suite) when pkg-config cannot find them
+## deps: install libmicrohttpd-dev, libgnutls28-dev (certificates for HTTPS), libyaml-dev and libcurl4-gnutls-dev (--upstream) (and pkg-config, curl, python3 for the
+## Python test suite, and nginx for the test of several instances behind it, docs/scaling-out.md) when pkg-config cannot find them
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! pkg-config --exists gnutls || ! pkg-config --exists libcurl || ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd || ! pkg-config --exists yaml-0.1 || ! pkg-config --exists gnutls || ! pkg-config --exists libcurl || ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1 || ! { command -v nginx || test -x /usr/sbin/nginx; } >/dev/null 2>&1; then \
 		echo "mishap: installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \

@@ -7,7 +7,7 @@
    and `.git`, and keeps every file the Dockerfile's COPY sources name (read with Docker's
    rules: the last pattern that matches a path or a folder above it decides). Its size is
    printed.
-2. The README's Docker section names every package the runtime stage installs, and every
+2. docs/docker.md names every package the runtime stage installs, and every
    package it names is one the Dockerfile installs.
 3. The HEALTHCHECK is in exec form (`CMD ["mishap", ...]`): its words are written to
    `--health-command FILE`, one a line, for image-check.sh to run against servers started as
@@ -164,20 +164,20 @@ def installed(stage_instructions):
 def check_readme(stages):
     runtime = installed(stages[-1])
     everywhere = set(installed([instruction for stage in stages for instruction in stage]))
-    readme = open(os.path.join(ROOT, "README.md")).read()
-    match = re.search(r"^## Docker\n(.*?)^## ", readme, re.S | re.M)
+    readme = open(os.path.join(ROOT, "docs", "docker.md")).read()
+    match = re.search(r"^# Docker\n(.*)", readme, re.S | re.M)
     if not match:
-        fail("README.md has no '## Docker' section")
+        fail("docs/docker.md has no '# Docker' page")
         return
     section = match.group(1)
     named = set(re.findall(r"`((?:lib|pkg-config)[A-Za-z0-9.+-]*)`", section))
     missing = [package for package in runtime if package not in named]
     for package in missing:
-        fail(f"README.md's Docker section does not name `{package}`, which the runtime image installs")
+        fail(f"docs/docker.md does not name `{package}`, which the runtime image installs")
     for package in sorted(named - everywhere):
-        fail(f"README.md's Docker section names `{package}`, which the Dockerfile does not install")
+        fail(f"docs/docker.md names `{package}`, which the Dockerfile does not install")
     if not missing and named <= everywhere:
-        print(f"image-check: the README names the runtime image's packages: {' '.join(runtime)}")
+        print(f"image-check: docs/docker.md names the runtime image's packages: {' '.join(runtime)}")
 
 
 def health_command(instruction):

@@ -13,11 +13,12 @@ struct Force: ParsableCommand {
             with the rule maintenance, as the header X-Mishap-Rule would; without --times or \
             --for, until the rule is removed (DELETE /__mishap/rules/ID) or the server reset. \
             With --session, only that session's requests. The server is the one the pid file \
-            names, else --url.
+            names, else --url. Prints the rule added, with its id; an unknown endpoint or rule \
+            exits 1 with the server's reason and a suggestion.
             """
     )
 
-    @Argument(help: ArgumentHelp("The endpoint, as its scenario file writes it: \"POST /login\" (or POST /login, two words), then the rule's name or alias.", valueName: "endpoint rule"))
+    @Argument(help: ArgumentHelp("The endpoint, as its scenario file writes it: \"POST /login\" (or POST /login, two words), then the rule's name or alias, in any case.", valueName: "endpoint rule"))
     var words: [String] = []
 
     @Option(help: ArgumentHelp("How many requests it answers; then it is gone.", valueName: "count"))

@@ -13,7 +13,10 @@ struct MishapCommand: ParsableCommand {
         discussion: """
             Mishap answers HTTP requests from declarative scenario files, so client apps can be \
             driven into validation errors, server failures, maintenance windows and malformed \
-            payloads on demand. Without a subcommand it serves.
+            payloads on demand. Without a subcommand it serves. Durations on the command line \
+            are seconds when a bare number (30, 0.5), or carry a unit (500ms, 30s, 2m, 1h), at \
+            most a day. A bad option or value prints the usage and exits 64. The guides are in \
+            the repository's README.md and docs/.
             """,
         version: "0.1.0",
         subcommands: [Serve.self, Record.self, Start.self, Stop.self, Status.self, StateCommand.self, Force.self, Validate.self, Routes.self, TLSCommand.self],

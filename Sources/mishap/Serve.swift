@@ -25,7 +25,9 @@ struct Serve: ParsableCommand {
             'mishap listening on http://127.0.0.1:8080'. Logs, one line per request among them, go \
             to standard error. A scenarios folder with errors is reported as file:line:column \
             messages and the server does not start; once serving, edits to the folder are picked \
-            up, and a broken edit is reported while the last good scenarios keep serving.
+            up, and a broken edit is reported while the last good scenarios keep serving. \
+            SIGINT and SIGTERM stop it (requests in flight get --grace), and it exits 0. \
+            'mishap start' runs the same server in the background.
             """
     )
 

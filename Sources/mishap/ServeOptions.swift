@@ -11,10 +11,10 @@ struct ServeOptions: ParsableArguments {
     @OptionGroup(title: "HTTPS") var tlsOptions: TLSServeOptions
     @OptionGroup(title: "Upstream") var upstreamOptions: UpstreamServeOptions
 
-    @Option(help: "The address to bind. Loopback by default; 0.0.0.0 opens Mishap to the network.")
+    @Option(help: "The address to bind. Loopback by default (a warning says when it is not); 0.0.0.0 is every IPv4 interface, :: every interface for IPv4 and IPv6 clients alike, and one IPv6 address (::1) serves IPv6 only.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "The TCP port; 0 picks a free one; off serves HTTPS only (with --tls-port).")
+    @Option(help: "The TCP port; 0 picks a free one (read it from the first output line, or --port-file); off serves HTTPS only (with --tls-port).")
     var port: PortSetting = .number(8080)
 
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
@@ -23,22 +23,22 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Worker threads, each with its own event loop (the default is one per processor).")
     var threads: Int = Platform.processorCount
 
-    @Option(name: .customLong("event-loop"), help: ArgumentHelp("How worker threads wait for sockets: auto (epoll where there is one), epoll, or poll (portable).", valueName: "kind"))
+    @Option(name: .customLong("event-loop"), help: ArgumentHelp("How worker threads wait for sockets: auto (epoll where there is one), epoll, or poll (portable, and slower with many connections).", valueName: "kind"))
     var eventLoop: ServerConfiguration.EventLoop = .auto
 
     @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body accepted; larger ones get 413.", valueName: "bytes"))
     var maxBody: Int = 10 << 20
 
-    @Option(name: .customLong("max-header-size"), help: ArgumentHelp("Largest header section accepted; larger ones get 431. It also sets each connection's buffer, so memory per connection.", valueName: "bytes"))
+    @Option(name: .customLong("max-header-size"), help: ArgumentHelp("Largest header section accepted (1024 to 1048576); larger ones get 431. It also sizes each connection's buffer, so memory per connection: this limit plus 16 KiB (8 KiB for a response's headers, 8 KiB for the request line and libmicrohttpd's bookkeeping).", valueName: "bytes"))
     var maxHeaderSize: Int = 8 << 10
 
-    @Option(name: .customLong("connection-limit"), help: ArgumentHelp("Most connections open at once; more wait in the listen queue until one closes.", valueName: "count"))
+    @Option(name: .customLong("connection-limit"), help: ArgumentHelp("Most connections open at once; more wait in the listen queue until one closes. The open-file limit is raised to fit (a warning says so when it cannot).", valueName: "count"))
     var connectionLimit: Int = 4096
 
-    @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed and hanging answers are not idle. Whole seconds, or with a unit: 30s, 2m.", valueName: "duration"))
+    @Option(name: .customLong("connection-timeout"), help: ArgumentHelp("Close a connection idle this long (slow senders included); 0 never does. Delayed, dribbled and hanging answers are not idle. Whole seconds, or with a unit: 30s, 2m.", valueName: "duration"))
     var connectionTimeout = DurationOption(seconds: 30)
 
-    @Option(name: .customLong("head-timeout"), help: ArgumentHelp("Close a connection that has not sent a whole request head (request line and headers) this long after it was accepted or its previous request ended, however it trickles; 0 never does. While on, the connections still sending a head are also closed, oldest first, to keep a tenth of --connection-limit free for new clients. Whole seconds, or with a unit: 30s, 2m.", valueName: "duration"))
+    @Option(name: .customLong("head-timeout"), help: ArgumentHelp("Close a connection that has not sent a whole request head (request line and headers) this long after it was accepted or its previous request ended, however it trickles; 0 never does. While on, the connections still sending a head are also closed, oldest first, to keep a tenth of --connection-limit free for new clients (none under a limit of 10). An idle keep-alive connection is closed after it too. Whole seconds, or with a unit: 30s, 2m.", valueName: "duration"))
     var headTimeout = DurationOption(seconds: 10)
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. Request lines are logged at info.")
@@ -50,16 +50,16 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Seeds 'chance', delay ranges and garbage bytes, so a run of requests can be repeated.")
     var seed: UInt64?
 
-    @Option(name: .customLong("session-header"), help: ArgumentHelp("Requests carrying this header keep their own cycle positions, one set per value.", valueName: "name"))
+    @Option(name: .customLong("session-header"), help: ArgumentHelp("The header that names a request's session: requests of a session keep their own cycle positions, state, quota counts, runtime rules and journal entries, one set per value.", valueName: "name"))
     var sessionHeader: String = EngineOptions().sessionHeader
 
     @Option(name: .customLong("rule-header"), help: ArgumentHelp("Requests carrying this header are answered by the named rule of their endpoint, whatever its 'when'.", valueName: "name"))
     var ruleHeader: String = EngineOptions().ruleHeader
 
-    @Option(name: .customLong("journal-size"), help: ArgumentHelp("Requests the journal keeps for /__mishap/requests (the oldest make room); 0 keeps none.", valueName: "count"))
+    @Option(name: .customLong("journal-size"), help: ArgumentHelp("Requests the journal keeps for /__mishap/requests (the oldest make room), their bodies cut at 64 KiB; 0 keeps none.", valueName: "count"))
     var journalSize: Int = 1000
 
-    @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Sessions each cycle rule remembers; past that, the least recently seen start over.", valueName: "count"))
+    @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Sessions each cycle rule, each quota and the state remember; past that, the least recently seen start over (the most recent half are always kept while their values average 128 bytes or less). A session is kept by its whole value, so two never share a count; long values make the oldest go sooner.", valueName: "count"))
     var maxSessions: Int = EngineOptions.defaultMaxSessions
 
     @Option(name: .customLong("session-prefix"), help: ArgumentHelp("Requests to PREFIX/ID/PATH are served as PATH in session ID, for clients that cannot add the session header (an app under a UI test); 'off' turns it off.", valueName: "prefix"))
@@ -103,7 +103,7 @@ struct ServeOptions: ParsableArguments {
         return service
     }
 
-    @Option(name: .customLong("cors"), help: ArgumentHelp("Let web pages from these origins call the scenarios: '*', or origins separated by commas (http://localhost:3000). Preflights are answered and every answer (faults aside) carries the CORS headers.", valueName: "origins"))
+    @Option(name: .customLong("cors"), help: ArgumentHelp("Let web pages from these origins call the scenarios: '*', or origins separated by commas (http://localhost:3000). Preflights are answered and every answer (faults aside) carries the CORS headers. It never opens the admin API to a page (--admin-origin does).", valueName: "origins"))
     var cors: String?
 
     /// `--cors`, parsed (`validate` has refused a value that does not parse).
@@ -117,10 +117,10 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("watch-settle"), help: ArgumentHelp("How long a scenario file written in place must stay unchanged before it is read (one renamed into place is read at once). " + DurationOption.rule, valueName: "duration"))
     var watchSettle = DurationOption(argument: "300ms")
 
-    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed ones too) may take to finish. " + DurationOption.rule, valueName: "duration"))
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight (delayed and dribbled ones too) may take to finish; requests held by 'hang' are let go at once. " + DurationOption.rule, valueName: "duration"))
     var grace = DurationOption(seconds: 10)
 
-    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving ($MISHAP_PID_FILE when not given).", valueName: "path"))
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("Write the process id (and, on a second line, the URL) to this file while serving, locked by the server (a second server with the same pid file exits 1), removed at exit ($MISHAP_PID_FILE when not given; start: else ./mishap.pid).", valueName: "path"))
     var pidFile: String?
 
     /// Where `start` learns that the server is up: the URL is written to this descriptor, then it is closed.

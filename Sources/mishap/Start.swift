@@ -7,9 +7,12 @@ struct Start: ParsableCommand {
         commandName: "start",
         abstract: "Start serving in the background; returns once the server accepts connections.",
         discussion: """
-            Prints the URL and writes the pid file. Logs go to --log-file. When the server cannot \
-            start (a port in use, errors in the scenarios), exits 1 with the reason. Takes every \
-            option of 'serve'.
+            Prints the URL and writes the pid file (--pid-file, else $MISHAP_PID_FILE, else \
+            ./mishap.pid). Logs go to --log-file. When the server cannot start (a port in use, \
+            errors in the scenarios, a pid file that cannot be written), exits 1 with the \
+            server's own reason, and no server is left running; a second start with the same pid \
+            file exits 1 saying it is already running. A pid file no server holds (after a \
+            crash or a reboot) is taken over. Takes every option of 'serve'.
             """
     )
 

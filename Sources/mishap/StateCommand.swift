@@ -12,7 +12,9 @@ struct StateCommand: ParsableCommand {
             each (for a while with --for, after which it returns to its initial value) and \
             prints the values after. Values are given as text and read as their declarations' \
             types: 'mishap state searchOutage=true --for 30s', 'mishap state --session test-1 \
-            refreshFailure=500'. The server is the one the pid file names, else --url.
+            refreshFailure=500'. The server is the one the pid file names, else --url. A change \
+            the server refuses (a name not declared, a value of another type) changes nothing \
+            and exits 1 with the server's reason.
             """
     )
 

@@ -15,7 +15,9 @@ struct Status: ParsableCommand {
             scripts; https:// URLs are checked trusting the local certificate authority \
             ($MISHAP_TLS_DIR/ca.pem, else ~/.local/share/mishap/tls/ca.pem) when there is one. A \
             server whose admin API wants a token (401) or refuses the call (403) is serving all \
-            the same.
+            the same. A pid file no server holds is reported as stale; one naming a live process \
+            that is not the mishap server holding it, or a server that does not answer at its \
+            URL, exits 1.
             """
     )
 

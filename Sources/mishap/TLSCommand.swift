@@ -21,7 +21,7 @@ struct TLSCommand: ParsableCommand {
 
 /// The `--dir` option of the `tls` subcommands.
 struct TLSFolderOption: ParsableArguments {
-    @Option(name: .customLong("dir"), help: ArgumentHelp("The authority's folder (default: $MISHAP_TLS_DIR, else ~/.local/share/mishap/tls), as serve's --tls-dir.", valueName: "dir"))
+    @Option(name: .customLong("dir"), help: ArgumentHelp("The authority's folder (default: $MISHAP_TLS_DIR, else $XDG_DATA_HOME/mishap/tls, else ~/.local/share/mishap/tls), as serve's --tls-dir.", valueName: "dir"))
     var directory: String?
 
     var folder: String { directory ?? CertificateAuthority.defaultDirectory() }
@@ -32,7 +32,7 @@ struct TLSInit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Make the local certificate authority: ca.pem (to trust), ca-key.pem and server-key.pem (mode 0600).",
-        discussion: "Refuses when the folder already holds one: devices that trust it would stop trusting a new one."
+        discussion: "The authority lasts 400 days and may vouch only for localhost, the loopback addresses, this machine's name, the catalogue's wrong.host.invalid and each --name. Exits 1 when the folder already holds one: devices that trust it would stop trusting a new one."
     )
 
     @OptionGroup var folderOption: TLSFolderOption

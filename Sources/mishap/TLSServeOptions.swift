@@ -10,10 +10,10 @@ struct TLSServeOptions: ParsableArguments {
     @Option(name: .customLong("tls-port"), help: ArgumentHelp("Also serve HTTPS on this port (0 picks a free one), with a certificate from the local certificate authority (see 'mishap tls'), and the TLS failure catalogue on ports of its own.", valueName: "port"))
     var port: Int?
 
-    @Option(name: .customLong("tls-dir"), help: ArgumentHelp("The local certificate authority's folder, made on first use (default: $MISHAP_TLS_DIR, else ~/.local/share/mishap/tls).", valueName: "dir"))
+    @Option(name: .customLong("tls-dir"), help: ArgumentHelp("The local certificate authority's folder, made on first use (default: $MISHAP_TLS_DIR, else $XDG_DATA_HOME/mishap/tls, else ~/.local/share/mishap/tls).", valueName: "dir"))
     var directory: String?
 
-    @Option(name: .customLong("tls-name"), help: ArgumentHelp("Another host name or address for the server's certificate, besides localhost, 127.0.0.1, ::1 and this machine's name (repeatable). The local authority vouches only for the names it was made with: one added later is left out, with a warning, and needs a new authority.", valueName: "name"))
+    @Option(name: .customLong("tls-name"), help: ArgumentHelp("Another host name or address for the server's certificate, besides localhost, 127.0.0.1, ::1 and this machine's name (repeatable). The local authority vouches only for the names it was made with: one added later is left out, with a warning, and needs a new authority. 10.0.2.2 is this machine from the Android emulator.", valueName: "name"))
     var names: [String] = []
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this certificate (PEM, the chain after it) instead of one from the local authority; needs --tls-key. The catalogue is then off.", valueName: "path"))

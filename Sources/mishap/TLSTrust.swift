@@ -6,7 +6,15 @@ import MishapTLS
 struct TLSTrust: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trust",
-        abstract: "Print the steps to trust the local certificate authority, and the server key's SHA-256 pin."
+        abstract: "Print the steps to trust the local certificate authority, and the server key's SHA-256 pin.",
+        discussion: """
+            The steps for the booted iOS Simulator, macOS, an iPhone, Debian and Ubuntu, curl, \
+            Python, Node.js and Android; what the authority may vouch for and until when; how to \
+            remove it again; and the pin (sha256/ and the Base64 SHA-256 of the server key's \
+            SubjectPublicKeyInfo: curl's --pinnedpubkey takes it as sha256// and the Base64 part). \
+            Warns of a key file others can read and of an authority without name constraints. \
+            Exits 1 when the folder holds no authority.
+            """
     )
 
     @OptionGroup var folderOption: TLSFolderOption

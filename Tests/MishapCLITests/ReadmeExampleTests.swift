@@ -2,25 +2,19 @@ import Foundation
 import MishapTestSupport
 import Testing
 
-/// The README's examples, run as written: a reader who copies them gets what the README shows.
-/// Each example is found by the HTML comment before its code block (`<!-- worked-example:
-/// before -->` and so on); its `$ ` lines are run with bash against a real server (the
-/// README's `http://127.0.0.1:8080` replaced by the test server's URL, `mishap` by the built
-/// binary), and what they print must be the lines that follow them, exactly.
+/// The examples of README.md and docs/ that need a test of their own, run as written: a reader
+/// who copies them gets what the page shows. Each is found by the marker before its code block
+/// (`<!-- check: example worked-example-before -->` and so on, `DocumentationPages`); its `$ `
+/// lines are run with bash against a real server (the page's `http://127.0.0.1:8080` replaced by
+/// the test server's URL, `mishap` by the built binary), and what they print must be the lines
+/// that follow them, exactly.
 @Suite("README examples", .onBlockingThreads)
 struct ReadmeExampleTests {
-    /// The README's text.
-    static var readme: String {
-        get throws { try String(contentsOfFile: Paths.repository + "/README.md", encoding: .utf8) }
-    }
-
-    /// The code block after `<!-- NAME -->`, without its fences.
-    static func block(_ name: String, in text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let marker = try #require(text.range(of: "<!-- \(name) -->"), "no <!-- \(name) --> in the README", sourceLocation: sourceLocation)
-        let fence = try #require(text.range(of: "```", range: marker.upperBound..<text.endIndex), sourceLocation: sourceLocation)
-        let bodyStart = try #require(text.range(of: "\n", range: fence.upperBound..<text.endIndex), sourceLocation: sourceLocation)
-        let end = try #require(text.range(of: "\n```", range: bodyStart.lowerBound..<text.endIndex), sourceLocation: sourceLocation)
-        return String(text[bodyStart.upperBound..<end.lowerBound])
+    /// The code block marked `<!-- check: example NAME -->` in README.md or docs/*.md, without its fences.
+    static func block(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let blocks = try DocumentationPages.load().blocks.filter { $0.marker == ["example", name] }
+        try #require(blocks.count == 1, "\(blocks.count) blocks marked <!-- check: example \(name) -->", sourceLocation: sourceLocation)
+        return blocks[0].text
     }
 
     /// A console block's commands (`$ ` lines) with the output shown after each.
@@ -37,7 +31,7 @@ struct ReadmeExampleTests {
     }
 
     /// Runs each command with bash in `folder` and expects its output (standard output, then
-    /// standard error) to be the README's.
+    /// standard error) to be the page's.
     static func expectSession(_ block: String, url: String? = nil, in folder: String,
                               sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let binary = try #require(Paths.mishap, sourceLocation: sourceLocation)
@@ -53,32 +47,28 @@ struct ReadmeExampleTests {
         }
     }
 
-    @Test("mishap validate reports the README's example file as the README shows")
+    @Test("mishap validate reports the example file as docs/scenarios.md shows")
     func validateExample() async throws {
-        let block = try Self.block("validate-example", in: Self.readme)
+        let block = try Self.block("validate-example")
         try await Self.expectSession(block, in: Paths.repository)
     }
 
-    @Test("Adding a failure: the worked example, edit included, answers as the README shows")
+    @Test("Adding a failure: the worked example, a file of its own in a copy of the scenarios, answers as the page shows")
     func workedExample() async throws {
-        let text = try Self.readme
-        let before = try Self.block("worked-example: before", in: text)
-        let rule = try Self.block("worked-example: rule", in: text)
-        let after = try Self.block("worked-example: after", in: text)
+        let before = try Self.block("worked-example-before")
+        let rule = try Self.block("worked-example-rule")
+        let after = try Self.block("worked-example-after")
 
+        // A copy of the default scenarios, as the page's `cp -R scenarios my-scenarios` makes.
         let folder = try TemporaryFolder()
-        try FileManager.default.copyItem(atPath: Paths.scenarios, toPath: folder.path + "/scenarios")
-        let (server, port) = try await ServeTests.startServer(["serve", "--scenarios", folder.path + "/scenarios", "--port", "0"])
+        try FileManager.default.copyItem(atPath: Paths.scenarios, toPath: folder.path + "/my-scenarios")
+        let (server, port) = try await ServeTests.startServer(["serve", "--scenarios", folder.path + "/my-scenarios", "--port", "0"])
         defer { server.kill() }
         let url = "http://127.0.0.1:\(port)"
         try await Self.expectSession(before, url: url, in: folder.path)
 
-        // The edit the README asks for: the rule, just above the rule named `success`.
-        let login = folder.path + "/scenarios/login.yaml"
-        let original = try String(contentsOfFile: login, encoding: .utf8)
-        let anchor = try #require(original.range(of: "\n  - name: success\n"), "login.yaml has no rule named success")
-        let edited = original.replacingCharacters(in: anchor, with: "\n" + rule + "\n  - name: success\n")
-        try edited.write(toFile: login, atomically: true, encoding: .utf8)
+        // The file the page asks for, beside the shipped ones, which stay as they are.
+        try rule.write(toFile: folder.path + "/my-scenarios/locked.yaml", atomically: true, encoding: .utf8)
         let reloaded = await eventually(within: .seconds(15)) {
             server.standardError.contains("reloaded") || server.standardError.contains("problem")
         }
@@ -86,9 +76,9 @@ struct ReadmeExampleTests {
         try await Self.expectSession(after, url: url, in: folder.path)
     }
 
-    @Test("The README's proxy rules in front of a second server: the payment reaches it, the client gets a reset")
+    @Test("The proxy rules of docs/upstream.md in front of a second server: the payment reaches it, the client gets a reset")
     func proxyRules() async throws {
-        let block = try Self.block("proxy-rules", in: Self.readme)
+        let block = try Self.block("proxy-rules")
         let folder = try TemporaryFolder()
         for name in ["front", "back"] {
             try FileManager.default.createDirectory(atPath: folder.path + "/" + name, withIntermediateDirectories: true)

@@ -8,7 +8,7 @@ import Testing
 struct ReadmeJournalPagingTests {
     @Test("The paging loop reads every request of a journal larger than one answer")
     func pagingLoopReadsEverything() async throws {
-        let block = try ReadmeExampleTests.block("journal-paging", in: ReadmeExampleTests.readme)
+        let block = try ReadmeExampleTests.block("journal-paging")
         let folder = try TemporaryFolder()
         try folder.write("scenarios/upload.yaml", """
             endpoint: POST /upload

@@ -26,8 +26,8 @@ struct TLSAuthorityCommandTests {
         #expect(trust.standardOutput.range(of: #"security delete-certificate -t -Z [0-9A-F]{40} ~/Library/Keychains/login.keychain-db"#,
                                            options: .regularExpression) != nil, "\(trust.standardOutput)")
         #expect(trust.standardOutput.contains("sudo rm /usr/local/share/ca-certificates/mishap-local-ca.crt && sudo update-ca-certificates --fresh"))
-        // The README computes the same fingerprint with openssl (its macOS removal line).
-        let readme = try String(contentsOfFile: Paths.repository + "/README.md", encoding: .utf8)
+        // docs/https.md computes the same fingerprint with openssl (its macOS removal line).
+        let readme = try String(contentsOfFile: Paths.repository + "/docs/https.md", encoding: .utf8)
         let line = try #require(readme.split(separator: "\n").map { $0.drop(while: { $0 == " " }) }.first { $0.hasPrefix("security delete-certificate -t -Z \"$(openssl") })
         let command = try #require(line.range(of: #"\$\(openssl[^)]*\)"#, options: .regularExpression).map { String(line[$0]) })
         let computed = try await run("/bin/bash", ["-c", "printf %s " + command.replacingOccurrences(of: "~/.local/share/mishap/tls", with: directory)],

@@ -87,15 +87,15 @@ struct StateDeclarationTests {
     }
 }
 
-/// The scenario examples of the README's state and quota sections load, and do what the text
-/// around them says.
+/// The scenario examples of the state and quota sections of docs/scenarios.md load, and do
+/// what the text around them says.
 @Suite("README state examples")
 struct ReadmeStateExampleTests {
-    /// The ```yaml blocks between the heading `from` and the next `### ` heading after `to`.
+    /// The ```yaml blocks between the heading `from` and the next `## ` heading after `to`.
     static func yamlBlocks(from: String, to: String) throws -> [String] {
-        let readme = try String(contentsOfFile: defaultScenariosDirectory + "/../README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: "\n### " + from))
-        let end = try #require(readme.range(of: "\n### " + to, range: start.upperBound..<readme.endIndex))
+        let readme = try String(contentsOfFile: defaultScenariosDirectory + "/../docs/scenarios.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "\n## " + from))
+        let end = try #require(readme.range(of: "\n## " + to, range: start.upperBound..<readme.endIndex))
         let section = readme[start.upperBound..<end.lowerBound]
         return section.components(separatedBy: "```yaml\n").dropFirst().map { String($0.components(separatedBy: "```")[0]) }
     }
