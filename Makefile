@@ -24,18 +24,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## release: the Swift runtime linked in, and a fixed-address (non-PIE) executable, which spares the
-## dynamic loader ~76,000 relocations at every start (about 1 ms). The flags are written once, in
-## scripts/release-flags: the Dockerfile reads that file, and the scripts that build a release
-## (bench, soak, image-check) get them from here, or read the file when run by hand. Only the
-## mishap product: the tests' support target needs the Testing module, which a release build lacks.
-RELEASE_FLAGS := $(shell cat scripts/release-flags)
-ifeq ($(strip $(RELEASE_FLAGS)),)
-$(error scripts/release-flags is missing or empty)
-endif
-
+## release: .build/release/mishap (its path is printed), built by scripts/build-release.sh, which
+## every harness that needs a release binary calls (bench, bench-instructions, soak, slowloris,
+## image-check, and install through this target). Its flags are written once, in
+## scripts/release-flags, which the Dockerfile reads too: the Swift runtime linked in, and a
+## fixed-address (non-PIE) executable, which spares the dynamic loader ~76,000 relocations at
+## every start (about 1 ms). Only the mishap product: the tests' support target needs the Testing
+## module, which a release build lacks.
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS) --product mishap
+	@SWIFT="$(SWIFT)" scripts/build-release.sh
 
 ## run: build a release binary and serve ./scenarios on http://127.0.0.1:8080 (ARGS="--port 9000" to change)
 run: release
@@ -87,18 +84,18 @@ check: deps
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
 .PHONY: bench bench-smoke bench-instructions
 bench: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" benchmarks/run.sh $(BENCH_ARGS)
 
 ## bench-instructions: instruction counts under callgrind, per request (log off and on) and from
 ## exec to serving, against the C baseline: deterministic where req/s is noisy (~5 minutes;
 ## installs valgrind; exits 1 when a target is missed). INSTRUCTIONS_ARGS passes options.
 bench-instructions: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --instructions $(INSTRUCTIONS_ARGS)
+	SWIFT="$(SWIFT)" benchmarks/run.sh --instructions $(INSTRUCTIONS_ARGS)
 
 ## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness
 ## working; make check runs it)
 bench-smoke: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --smoke $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" benchmarks/run.sh --smoke $(BENCH_ARGS)
 
 ## sanitize: every test under AddressSanitizer (with LeakSanitizer), then all but the scenario
 ## loader fuzzing under ThreadSanitizer; fails on any report, from a test or from a mishap
@@ -130,7 +127,7 @@ test-under-load: deps
 ## failed check). SOAK_ARGS passes options to scripts/soak/soak.py.
 .PHONY: soak
 soak: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/soak.sh $(SOAK_ARGS)
+	SWIFT="$(SWIFT)" scripts/soak.sh $(SOAK_ARGS)
 
 ## slowloris: more connections than --connection-limit 200 trickling a header line every 5 s
 ## against a release build, and the latency of normal requests meanwhile; exits 1 when one is
@@ -138,7 +135,7 @@ soak: deps
 ## SLOWLORIS_ARGS passes options to scripts/slowloris.py (--head-timeout 0 shows the server without the deadline).
 .PHONY: slowloris
 slowloris: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/slowloris.sh $(SLOWLORIS_ARGS)
+	SWIFT="$(SWIFT)" scripts/slowloris.sh $(SLOWLORIS_ARGS)
 
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make check runs it
@@ -159,7 +156,7 @@ install-check: deps
 	SWIFT="$(SWIFT)" scripts/install-check.sh
 
 image-check: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/image-check.sh
+	SWIFT="$(SWIFT)" scripts/image-check.sh
 
 clean:
 	rm -rf .build .build-bench .build-soak .build-asan .build-tsan
