@@ -64,14 +64,19 @@ uninstall:
 ## alone: they keep both cores busy for several seconds, which would starve the tests that
 ## measure delays. The HTTP fuzzer, which waits on a real server, runs apart from the scenario
 ## fuzzers, whose huge files and 100,000-rule sets would stall its server and its clients.
+## A green run is quiet: the build fails on a compiler warning, and scripts/quiet-tests.py prints
+## no line per started or passed test and each known issue as one line; failures are printed
+## whole, and each step's whole output is kept in .build/test-logs/.
 FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
+QUIET = scripts/quiet-tests.py --log .build/test-logs/$(1).log
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
-	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
-	python3 -m unittest discover -s Tests/python -v
-	$(SWIFT) test --skip-build --filter HTTPFuzzTests
-	$(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
+	@mkdir -p .build/test-logs
+	$(call QUIET,build) --no-warnings -- $(SWIFT) build --build-tests -q
+	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
+	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
+	python3 -m unittest discover -s Tests/python
+	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter HTTPFuzzTests
+	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
 
 ## check: every test, then a brief smoke pass of the benchmark harness and the image check (both
 ## build the release binary of make release, in .build/release; the benchmarks install wrk if it is missing)
