@@ -8,7 +8,7 @@ ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libmicrohttpd-dev libgnutls28-dev libyaml-dev libcurl4-gnutls-dev pkg-config curl python3
 
-.PHONY: all deps build release run install uninstall test check clean
+.PHONY: all deps build release run install uninstall test lint check clean
 
 all: build
 
@@ -77,6 +77,11 @@ test: deps
 	python3 -m unittest discover -s Tests/python
 	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter HTTPFuzzTests
 	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
+
+## lint: swift format's rules (.swift-format) over every Swift file, and no trailing whitespace or
+## tabs; fails on any finding (scripts/lint.sh; seconds; make check runs it)
+lint:
+	SWIFT="$(SWIFT)" scripts/lint.sh
 
 ## check: every test, then a brief smoke pass of the benchmark harness and the image check (both
 ## build the release binary of make release, in .build/release; the benchmarks install wrk if it is missing)
