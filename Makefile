@@ -98,7 +98,11 @@ bench: deps
 
 ## bench-instructions: instruction counts under callgrind, per request (log off and on) and from
 ## exec to serving, against the C baseline: deterministic where req/s is noisy (~5 minutes;
-## installs valgrind; exits 1 when a target is missed). INSTRUCTIONS_ARGS passes options.
+## installs valgrind; exits 1 when a target is missed or the gate fails). INSTRUCTIONS_ARGS
+## passes options: --smoke (make check; about 15 s after the release build) runs each case once
+## and asserts only the gate: per request with the log on at most 1.20x the C server's, startup
+## at most 10% over benchmarks/instructions-baseline.txt; --write-baseline moves that baseline
+## (say why).
 bench-instructions: deps
 	SWIFT="$(SWIFT)" benchmarks/run.sh --instructions $(INSTRUCTIONS_ARGS)
 
