@@ -6,8 +6,8 @@ run need not say.
 
 COMMAND's standard output and error are read through one pipe and printed as they come, except:
 
-- the lines of tests and suites starting and passing (Swift Testing's `◇ ... started.` and
-  `✔ ... passed`, XCTest's `started` and `passed`), Swift Testing's header (library version,
+- the lines of tests and suites starting and passing (Swift Testing's `◇ ... started.`, also
+  when a test case's argument spans lines, and `✔ ... passed`, XCTest's `started` and `passed`), Swift Testing's header (library version,
   platform), SwiftPM's build lines of `swift test --skip-build`, and the test-less XCTest run
   that precedes every Swift Testing run; XCTest's total is kept when it ran tests;
 - each `withKnownIssue` site is one line, printed when the run ends: `━ Known issue: TEST at
@@ -39,6 +39,10 @@ EVENT = re.compile(r"^(?:[◇✔✘━⚠↳➜]|Test (?:Suite|Case) '|\t ?Execu
 STARTED = re.compile(r"^◇ Test (?!case |run started)(?P<test>.+) started\.$")
 ENDED = re.compile(r"^[✔✘━] Test (?P<test>.+?) (?:with \d+ test cases? )?(?:passed|failed) after ")
 SUMMARY = re.compile(r"^[✔✘━] Test run with ")
+# A test case's start whose argument holds line breaks spans lines, up to one ending `started.`.
+STARTING = re.compile(r"^◇ (?:Test|Suite) ")
+STARTED_END = " started."
+STARTING_LINES = 200
 # XCTest's count after each suite; only the total of a run that ran XCTest cases is kept.
 EXECUTED = re.compile(r"^\t ?Executed (\d+) tests?, with 0 failures")
 DROPPED = (
@@ -135,6 +139,7 @@ def main() -> int:
     warnings = 0
     summarized = False
     previous = ""
+    starting: Optional[list] = None   # the lines of a start event spanning lines, held back
 
     def emit(text: str) -> None:
         sys.stdout.write(text + "\n")
@@ -149,6 +154,23 @@ def main() -> int:
                 log.write(line + "\n")
             if no_warnings and WARNING.match(line):
                 warnings += 1
+            if starting is not None:
+                # The rest of a start event spanning lines, dropped with it once it ends. When
+                # another event comes first or it runs long, the start was cut short (an argument
+                # holding a NUL ends its line there, and the next event follows on the same
+                # line): it is dropped too, unless what was held tells of a failure.
+                if not EVENT.match(line) and len(starting) < STARTING_LINES:
+                    starting.append(line)
+                    if line.endswith(STARTED_END):
+                        starting = None
+                    continue
+                if any("✘" in held or "error" in held for held in starting):
+                    for held in starting:
+                        emit(held)
+                starting = None
+            if STARTING.match(line) and not line.endswith(STARTED_END):
+                starting = [line]
+                continue
             if known.take(line):
                 continue
             match = KNOWN_ISSUE.match(line)
@@ -175,6 +197,9 @@ def main() -> int:
     except KeyboardInterrupt:
         process.terminate()
         status = process.wait()
+    if starting and any("✘" in held or "error" in held for held in starting):
+        for held in starting:
+            emit(held)
     for summary in known.lines():
         emit(summary)
     if log:
