@@ -47,7 +47,7 @@ STARTING_LINES = 200
 EXECUTED = re.compile(r"^\t ?Executed (\d+) tests?, with 0 failures")
 DROPPED = (
     re.compile(r"^◇ (?:Test|Suite) .* started\.$"),
-    re.compile(r"^✔ (?:Test|Suite) .* passed after "),
+    re.compile(r"^✔ (?:Test (?!run with )|Suite ).* passed after "),
     re.compile(r"^━ (?:Test|Suite) (?!run with ).* passed after .* known issues?\.$"),
     re.compile(r"^↳ (?:Testing Library Version|Target Platform): "),
     re.compile(r"^Test Suite '.*' (?:started|passed) at "),
