@@ -1,6 +1,8 @@
-# Mishap: `make run` serves the default scenarios, `make test` runs every test; `make check` (what
-# CI runs, before `make sanitize`) adds a smoke pass of the benchmarks and the image check.
-# All install what is missing first (libmicrohttpd-dev, libyaml-dev and libcurl4-gnutls-dev through apt-get).
+# Mishap: `make run` serves the default scenarios, `make test` runs every test; `make check` is
+# what CI requires (the lint, every test, the install, image, benchmark and dashboard checks and
+# the instruction-count gate, listed once in scripts/check.sh), and CI (.ci/run) runs it, then the
+# sanitizers. All install what is missing first (libmicrohttpd-dev, libyaml-dev and
+# libcurl4-gnutls-dev through apt-get).
 
 SWIFT ?= swift
 SCENARIOS ?= scenarios
@@ -8,7 +10,7 @@ ARGS ?=
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_PACKAGES := libmicrohttpd-dev libgnutls28-dev libyaml-dev libcurl4-gnutls-dev pkg-config curl python3 nginx
 
-.PHONY: all deps build release run install uninstall test check clean
+.PHONY: all deps build release run install uninstall test lint check clean
 
 all: build
 
@@ -24,18 +26,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## release: the Swift runtime linked in, and a fixed-address (non-PIE) executable, which spares the
-## dynamic loader ~76,000 relocations at every start (about 1 ms). The flags are written once, in
-## scripts/release-flags: the Dockerfile reads that file, and the scripts that build a release
-## (bench, soak, image-check) get them from here, or read the file when run by hand. Only the
-## mishap product: the tests' support target needs the Testing module, which a release build lacks.
-RELEASE_FLAGS := $(shell cat scripts/release-flags)
-ifeq ($(strip $(RELEASE_FLAGS)),)
-$(error scripts/release-flags is missing or empty)
-endif
-
+## release: .build/release/mishap (its path is printed), built by scripts/build-release.sh, which
+## every harness that needs a release binary calls (bench, bench-instructions, soak, slowloris,
+## image-check, and install through this target). Its flags are written once, in
+## scripts/release-flags, which the Dockerfile reads too: the Swift runtime linked in, and a
+## fixed-address (non-PIE) executable, which spares the dynamic loader ~76,000 relocations at
+## every start (about 1 ms). Only the mishap product: the tests' support target needs the Testing
+## module, which a release build lacks.
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS) --product mishap
+	@SWIFT="$(SWIFT)" scripts/build-release.sh
 
 ## run: build a release binary and serve ./scenarios on http://127.0.0.1:8080 (ARGS="--port 9000" to change)
 run: release
@@ -67,45 +66,60 @@ uninstall:
 ## alone: they keep both cores busy for several seconds, which would starve the tests that
 ## measure delays. The HTTP fuzzer, which waits on a real server, runs apart from the scenario
 ## fuzzers, whose huge files and 100,000-rule sets would stall its server and its clients.
+## A green run is quiet: the build fails on a compiler warning, and scripts/quiet-tests.py prints
+## no line per started or passed test and each known issue as one line; failures are printed
+## whole, and each step's whole output is kept in .build/test-logs/.
 FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
+QUIET = scripts/quiet-tests.py --log .build/test-logs/$(1).log
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
-	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
-	python3 -m unittest discover -s Tests/python -v
-	$(SWIFT) test --skip-build --filter HTTPFuzzTests
-	$(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
+	@mkdir -p .build/test-logs
+	$(call QUIET,build) --no-warnings -- $(SWIFT) build --build-tests -q
+	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
+	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
+	python3 -m unittest discover -s Tests/python
+	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter HTTPFuzzTests
+	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
 
-## check: every test, then a brief smoke pass of the benchmark harness and the image check (both
-## build the release binary of make release, in .build/release; the benchmarks install wrk if it is missing)
+## lint: swift format's rules (.swift-format) over every Swift file, and no trailing whitespace or
+## tabs; fails on any finding (scripts/lint.sh; seconds; make check runs it)
+lint:
+	SWIFT="$(SWIFT)" scripts/lint.sh
+
+## check: what CI requires, stage by stage (scripts/check.sh, their one list): lint, test,
+## install-check, image-check, bench-smoke, the instruction-count gate (bench-instructions'
+## smoke pass), dashboard-check. Stops at the first failure; ends with a table of every stage's
+## time and result, each stage's output in .build/ci/ (about 6 minutes on 2 cores).
+## CHECK_ONLY="lint bench-smoke" runs only those stages (the others show as NOT RUN).
 check: deps
-	$(MAKE) test
-	$(MAKE) bench-smoke
-	$(MAKE) image-check
+	SWIFT="$(SWIFT)" scripts/check.sh $(CHECK_ONLY)
 
 ## bench: measure Mishap against a minimal C libmicrohttpd server, side by side (~8 minutes;
 ## exits 1 when a target is missed widely). BENCH_ARGS passes options to benchmarks/bench.py.
 .PHONY: bench bench-smoke bench-instructions
 bench: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" benchmarks/run.sh $(BENCH_ARGS)
 
 ## bench-instructions: instruction counts under callgrind, per request (log off and on) and from
 ## exec to serving, against the C baseline: deterministic where req/s is noisy (~5 minutes;
-## installs valgrind; exits 1 when a target is missed). INSTRUCTIONS_ARGS passes options.
+## installs valgrind; exits 1 when a target is missed or the gate fails). INSTRUCTIONS_ARGS
+## passes options: --smoke (make check; about 15 s after the release build) runs each case once
+## and asserts only the gate: per request with the log on at most 1.20x the C server's, startup
+## at most 10% over benchmarks/instructions-baseline.txt; --write-baseline moves that baseline
+## (say why).
 bench-instructions: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --instructions $(INSTRUCTIONS_ARGS)
+	SWIFT="$(SWIFT)" benchmarks/run.sh --instructions $(INSTRUCTIONS_ARGS)
 
-## bench-smoke: the same, once and briefly, asserting nothing about speed (keeps the harness
+## bench-smoke: make bench, once and briefly, asserting nothing about speed (keeps the harness
 ## working; make check runs it)
 bench-smoke: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" benchmarks/run.sh --smoke $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" benchmarks/run.sh --smoke $(BENCH_ARGS)
 
 ## sanitize: every test under AddressSanitizer (with LeakSanitizer), then all but the scenario
 ## loader fuzzing under ThreadSanitizer; fails on any report, from a test or from a mishap
-## process a test started. Not part of make test or make check (CI runs its groups after them,
-## as its time allows; see .ci/run): about 13 + 9 minutes on two cores, building in .build-asan
-## and .build-tsan. make asan or make tsan
-## runs one; SANITIZE_GROUPS="main cli" picks groups (see scripts/sanitize.sh).
+## process a test started. Not part of make test or make check (CI runs its groups after make
+## check, each within its budget; see .ci/run): about 10 + 10 minutes on two cores, builds
+## included, in .build-asan and .build-tsan. make asan or make tsan runs one;
+## SANITIZE_GROUPS="main cli" picks groups (see scripts/sanitize.sh).
 .PHONY: sanitize asan tsan
 sanitize: deps
 	$(MAKE) asan
@@ -130,7 +144,7 @@ test-under-load: deps
 ## failed check). SOAK_ARGS passes options to scripts/soak/soak.py.
 .PHONY: soak
 soak: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/soak.sh $(SOAK_ARGS)
+	SWIFT="$(SWIFT)" scripts/soak.sh $(SOAK_ARGS)
 
 ## slowloris: more connections than --connection-limit 200 trickling a header line every 5 s
 ## against a release build, and the latency of normal requests meanwhile; exits 1 when one is
@@ -138,7 +152,7 @@ soak: deps
 ## SLOWLORIS_ARGS passes options to scripts/slowloris.py (--head-timeout 0 shows the server without the deadline).
 .PHONY: slowloris
 slowloris: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/slowloris.sh $(SLOWLORIS_ARGS)
+	SWIFT="$(SWIFT)" scripts/slowloris.sh $(SLOWLORIS_ARGS)
 
 ## image-check: the Dockerfile's runtime stage, proven without Docker (ldd, and serving from
 ## a folder outside the source tree); make check runs it
@@ -159,7 +173,7 @@ install-check: deps
 	SWIFT="$(SWIFT)" scripts/install-check.sh
 
 image-check: deps
-	SWIFT="$(SWIFT)" RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/image-check.sh
+	SWIFT="$(SWIFT)" scripts/image-check.sh
 
 clean:
 	rm -rf .build .build-bench .build-soak .build-asan .build-tsan

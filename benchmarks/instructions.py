@@ -18,8 +18,20 @@ the server's threads (callgrind's totals), from exec until the server exits on S
                 with the default scenarios. Target <= 6x C.
 
 Each configuration runs twice and the figures must agree within 1% (they are deterministic up
-to timers and scheduling); the table shows the first. Exit status: 0 every target met, 1 one
-missed, 2 something did not run. --smoke runs fewer requests and asserts nothing.
+to timers and scheduling); the table shows the first.
+
+The gate, which CI runs (make check, through --smoke) and which every run checks: a regression
+check that cannot flake, as these counts do not move with the machine's load.
+  - per request with the request log on (the default) at most 1.20x the C server's, measured in
+    the same run;
+  - startup (the row above) at most 10% over the baseline committed in
+    benchmarks/instructions-baseline.txt. A change that costs more on purpose moves the baseline
+    (--write-baseline writes the startup just measured into it) and says why in its commit
+    message and in the file's comment.
+
+--smoke runs each configuration once, with fewer requests, and asserts the gate only, not the
+targets. Exit status: 0 every target (--smoke: the gate) met, 1 one missed, 2 something did not
+run.
 """
 
 import argparse
@@ -38,6 +50,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PATH = "/isUserNameAvailable?userName=someone"
+BASELINE = HERE / "instructions-baseline.txt"
+# The gate: per request (log on) against the C server's in the same run; startup against the
+# committed baseline.
+GATE_PER_REQUEST_RATIO = 1.20
+GATE_STARTUP_MARGIN = 0.10
 
 
 class BenchError(Exception):
@@ -125,15 +142,56 @@ def count_instructions(argv: list, requests: int, work: Path, name: str, stderr_
     return int(totals.group(1))
 
 
+def read_baseline() -> dict:
+    """The committed baseline's figures (`name value` lines; `#` starts a comment)."""
+    figures = {}
+    for line in BASELINE.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) == 2:
+            figures[words[0]] = int(words[1].replace(",", ""))
+    if "startup" not in figures:
+        raise BenchError(f"{BASELINE} has no 'startup' line")
+    return figures
+
+
+def write_baseline(startup: int) -> None:
+    """Replaces the baseline's `startup` figure, keeping its comments."""
+    lines = BASELINE.read_text().splitlines()
+    lines = [f"startup {startup}" if line.split("#", 1)[0].split()[:1] == ["startup"] else line for line in lines]
+    BASELINE.write_text("\n".join(lines) + "\n")
+
+
+def gate(figures: dict, baseline: dict) -> list:
+    """The gate's rows: (what, reference, measured, limit, passed)."""
+    c_request = figures["baseline"][1]
+    logged_request = figures["mishap-logged"][1]
+    startup = figures["mishap-logged"][0]
+    request_limit = GATE_PER_REQUEST_RATIO * c_request
+    startup_limit = (1 + GATE_STARTUP_MARGIN) * baseline["startup"]
+    return [
+        (f"per request, log on, vs {GATE_PER_REQUEST_RATIO:.2f}x the C server's", c_request, logged_request,
+         request_limit, logged_request <= request_limit),
+        (f"exec to one 200 and stop, vs the baseline + {GATE_STARTUP_MARGIN:.0%}", baseline["startup"], startup,
+         startup_limit, startup <= startup_limit),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mishap", required=True, help="the mishap release binary")
     parser.add_argument("--baseline", required=True, help="the compiled benchmarks/baseline.c")
-    parser.add_argument("--smoke", action="store_true", help="fewer requests, no assertion")
+    parser.add_argument("--smoke", action="store_true", help="each configuration once, fewer requests; asserts the gate only")
+    parser.add_argument("--write-baseline", action="store_true",
+                        help=f"write the startup measured into {BASELINE.name} (a change that costs more on purpose)")
     parser.add_argument("--requests", type=int, help="N2 - N1, the requests measured (default 5000; smoke 500)")
     parser.add_argument("--keep", action="store_true", help="keep the callgrind files")
     args = parser.parse_args()
     measured = args.requests or (500 if args.smoke else 5000)
+    try:
+        baseline = read_baseline()
+    except (BenchError, OSError) as error:
+        print(f"instructions: the gate's baseline: {error}", file=sys.stderr)
+        return 2
     first = 1
     cores = str(os.cpu_count() or 1)
     work = Path(tempfile.mkdtemp(prefix="mishap-instructions-"))
@@ -154,7 +212,7 @@ def main() -> int:
         ("mishap, POST /login, request log off", "mishap-login", quiet, True),
     ]
     print(f"Mishap instruction counts under callgrind (all threads), {measured} keep-alive GETs of {PATH}"
-          f"{' (smoke: nothing asserted)' if args.smoke else ''}")
+          f"{' (smoke: the gate only)' if args.smoke else ''}")
     sys.stdout.flush()
     figures = {}
     try:
@@ -200,12 +258,32 @@ def main() -> int:
         print(f"| {what:<54} | {c:>12,.0f} | {m:>12,.0f} | {ratio:>6.2f} | "
               f"{'<= %.2fx' % target if target else '(info)':>8} | {('PASS' if ok else 'FAIL') if target else '':<6} |")
     print()
+    print(f"The gate (a regression check; baseline: {BASELINE.relative_to(REPO)}):")
+    print()
+    print(f"| {'what':<54} | {'reference':>12} | {'mishap':>12} | {'limit':>12} | result |")
+    print(f"|{'-' * 56}|{'-' * 14}|{'-' * 14}|{'-' * 14}|--------|")
+    gate_rows = gate(figures, baseline)
+    for what, reference, measured_value, limit, passed in gate_rows:
+        print(f"| {what:<54} | {reference:>12,.0f} | {measured_value:>12,.0f} | {limit:>12,.0f} | "
+              f"{'PASS' if passed else 'FAIL':<6} |")
+    print()
+    gate_failed = sum(1 for row in gate_rows if not row[4])
+    if args.write_baseline:
+        write_baseline(figures["mishap-logged"][0])
+        print(f"Wrote startup {figures['mishap-logged'][0]:,} into {BASELINE.relative_to(REPO)}: say why in "
+              f"its comment and in the commit message.")
+        gate_failed = sum(1 for row in gate_rows[:1] if not row[4])
+    if gate_failed:
+        print(f"GATE FAILED: {gate_failed} of {len(gate_rows)} checks above. A change that costs more on purpose "
+              f"moves the baseline (--write-baseline) and says why.")
+    else:
+        print(f"The gate passed ({len(gate_rows)} checks).")
     if args.smoke:
-        print("smoke run: everything ran (nothing asserted).")
-        return 0
+        print("smoke run: the targets above are not asserted.")
+        return 1 if gate_failed else 0
     targets = sum(1 for row in rows if row[3] is not None)
     print(f"{targets - missed} of {targets} targets met.")
-    return 1 if missed else 0
+    return 1 if missed or gate_failed else 0
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@
 #   (any other option goes to benchmarks/bench.py, or instructions.py after --instructions;
 #   see their --help)
 #
-# This script builds Mishap (release, in .build/release as `make release` does, so that
-# `make install` and the image check reuse it), compiles the baseline, installs wrk if
+# This script builds Mishap (release, with scripts/build-release.sh, in .build/release as `make
+# release` does, so that `make install` and the image check reuse it), compiles the baseline, installs wrk if
 # it is missing, and hands over to bench.py, which measures and prints the table. Ratios are
 # Mishap over the reference named in each row: for req/s higher is better, for latency, startup
 # and memory lower is better. Set MISHAP_BIN to measure an already built binary instead.
@@ -23,10 +23,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SCRATCH=.build
-# The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
-# scripts/release-flags, which this reads itself when run by hand.
-read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
-[ ${#RELEASE[@]} -gt 0 ] || { echo "bench: no release flags (scripts/release-flags)" >&2; exit 2; }
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
 instructions=
@@ -51,20 +47,7 @@ mkdir -p "$SCRATCH"
 if [ -n "${MISHAP_BIN:-}" ]; then
     mishap=$MISHAP_BIN
 else
-    # Sources may change under a running build (others edit the tree): retry a few times then.
-    echo "bench: building mishap (release, $SCRATCH/)" >&2
-    for attempt in 1 2 3; do
-        if "$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
-            break
-        fi
-        if [ "$attempt" = 3 ] || ! grep -q "modified during the build" "$SCRATCH/build.log"; then
-            cat "$SCRATCH/build.log" >&2
-            echo "bench: building mishap failed" >&2
-            exit 2
-        fi
-        echo "bench: sources changed during the build, building again" >&2
-    done
-    mishap=$("$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --show-bin-path)/mishap
+    mishap=$(SWIFT="$SWIFT" scripts/build-release.sh "$SCRATCH")
 fi
 
 baseline=$SCRATCH/baseline

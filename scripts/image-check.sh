@@ -7,14 +7,11 @@
 # that is elsewhere, and the image's HEALTHCHECK command, run with the image's ENV, passes for
 # a server on a port other than 8080 and for one on HTTPS only, and fails once it is gone.
 #
-#   scripts/image-check.sh [BINARY]    (default: builds it into .build/release, as `make release` does)
+#   scripts/image-check.sh [BINARY]    (default: scripts/build-release.sh builds it into .build/release,
+#                                      as `make release` does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
-# The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
-# scripts/release-flags, which this reads itself when run by hand.
-read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
-[ ${#RELEASE[@]} -gt 0 ] || { echo "image-check: no release flags (scripts/release-flags)" >&2; exit 2; }
 
 fail() { echo "image-check: FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d)
@@ -32,10 +29,7 @@ healthcheck() { env "${image_env[@]}" "$work/mishap" "${health[@]:1}"; }
 echo "image-check: HEALTHCHECK runs: ${health[*]} (with ${image_env[*]%%=*})"
 
 binary=${1:-}
-if [ -z "$binary" ]; then
-    "$SWIFT" build "${RELEASE[@]}" --product mishap >/dev/null
-    binary=$("$SWIFT" build "${RELEASE[@]}" --show-bin-path)/mishap
-fi
+[ -n "$binary" ] || binary=$(SWIFT="$SWIFT" scripts/build-release.sh)
 
 # 1. What the binary links: its own needs are the runtime's basics, libmicrohttpd and libyaml;
 #    everything else ldd lists must come in through libmicrohttpd (which libmicrohttpd12 installs).

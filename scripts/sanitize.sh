@@ -100,7 +100,10 @@ for group in "${groups[@]}"; do
     read -r -a arguments <<<"$(group_arguments "$group")"
     start=$(seconds)
     echo "sanitize: $sanitizer $group: swift test ${arguments[*]} --no-parallel"
-    if ! "$SWIFT" test --skip-build --sanitize="$sanitizer" --scratch-path "$SCRATCH" "${arguments[@]}" --no-parallel; then
+    # Through scripts/quiet-tests.py: no line per started and passed test, a line per known
+    # issue; failures whole, and the whole output in $SCRATCH/GROUP-tests.log.
+    if ! scripts/quiet-tests.py --log "$SCRATCH/$group-tests.log" -- \
+        "$SWIFT" test --skip-build --sanitize="$sanitizer" --scratch-path "$SCRATCH" "${arguments[@]}" --no-parallel; then
         failed+=("$group")
     fi
     echo "sanitize: $sanitizer $group ran in $(( $(seconds) - start )) s"

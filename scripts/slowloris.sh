@@ -15,21 +15,13 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 # The soak's build folder: the same release binary serves both.
 SCRATCH=.build-soak
-read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
-[ ${#RELEASE[@]} -gt 0 ] || { echo "slowloris: no release flags (scripts/release-flags)" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || { echo "slowloris: python3 is required" >&2; exit 2; }
 
 mkdir -p "$SCRATCH"
 if [ -n "${MISHAP_BIN:-}" ]; then
     mishap=$MISHAP_BIN
 else
-    echo "slowloris: building mishap (release, $SCRATCH/)" >&2
-    if ! "$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
-        cat "$SCRATCH/build.log" >&2
-        echo "slowloris: building mishap failed" >&2
-        exit 2
-    fi
-    mishap=$("$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --show-bin-path)/mishap
+    mishap=$(SWIFT="$SWIFT" scripts/build-release.sh "$SCRATCH")
 fi
 
 exec python3 scripts/slowloris.py --mishap "$mishap" "$@"

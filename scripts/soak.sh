@@ -15,10 +15,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SCRATCH=.build-soak
-# The flags of `make release`: the Makefile passes them as RELEASE_FLAGS, read from
-# scripts/release-flags, which this reads itself when run by hand.
-read -r -a RELEASE <<<"${RELEASE_FLAGS:-$(cat scripts/release-flags)}"
-[ ${#RELEASE[@]} -gt 0 ] || { echo "soak: no release flags (scripts/release-flags)" >&2; exit 2; }
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
 if ! command -v wrk >/dev/null 2>&1; then
@@ -32,20 +28,8 @@ mkdir -p "$SCRATCH"
 if [ -n "${MISHAP_BIN:-}" ]; then
     mishap=$MISHAP_BIN
 else
-    # Sources may change under a running build (others edit the tree): retry a few times then.
-    echo "soak: building mishap (release, $SCRATCH/)" >&2
-    for attempt in 1 2 3; do
-        if "$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --product mishap >"$SCRATCH/build.log" 2>&1; then
-            break
-        fi
-        if [ "$attempt" = 3 ] || ! grep -q "modified during the build" "$SCRATCH/build.log"; then
-            cat "$SCRATCH/build.log" >&2
-            echo "soak: building mishap failed" >&2
-            exit 2
-        fi
-        echo "soak: sources changed during the build, building again" >&2
-    done
-    mishap=$("$SWIFT" build "${RELEASE[@]}" --scratch-path "$SCRATCH" --show-bin-path)/mishap
+    # A build folder of its own, so that a soak of one build can run while .build is rebuilt.
+    mishap=$(SWIFT="$SWIFT" scripts/build-release.sh "$SCRATCH")
 fi
 
 exec python3 scripts/soak/soak.py --mishap "$mishap" --seconds "${SOAK_SECONDS:-180}" \

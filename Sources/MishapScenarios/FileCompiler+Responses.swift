@@ -170,7 +170,7 @@ extension FileCompiler {
                     node, keys: ("min", "max"), what: "'delay'",
                     missing: "a 'delay' range needs both 'min' and 'max' (milliseconds)",
                     { $0.duration($1, what: "'min'") }, { $0.duration($1, what: "'max'") })
-                if case let (low, high)? = range {
+                if case (let low, let high)? = range {
                     if low <= high { delay = .uniform(low...high) } else {
                         error("'delay' needs min <= max", at: node)
                         valid = false
@@ -197,7 +197,7 @@ extension FileCompiler {
                 missing: "'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)",
                 { $0.integer($1, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)") },
                 { $0.duration($1, what: "'duration'") })
-            if case let (chunks, length)? = spec {
+            if case (let chunks, let length)? = spec {
                 dribble = Dribble(chunks: chunks, milliseconds: length)
             } else {
                 valid = false

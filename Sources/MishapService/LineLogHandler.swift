@@ -35,7 +35,7 @@ public struct LineLogHandler: LogHandler {
     /// of its own. The line is the one `log` would write for the same metadata.
     public func logRequest(_ request: CompletedRequest) {
         let time = WallClock.nowMilliseconds()
-        writer.enqueue { out, timestamps in
+        writer.enqueueTimestamped { out, timestamps in
             RequestLogLine.append(request, format: format, label: label, time: time, timestamps: &timestamps, to: &out)
         }
     }

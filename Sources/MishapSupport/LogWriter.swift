@@ -82,11 +82,11 @@ public final class LogWriter: @unchecked Sendable {
     /// string), to be written soon by the writer thread; counted and dropped when the buffer
     /// is full.
     public func enqueue(_ format: (inout [UInt8]) -> Void) {
-        enqueue { out, _ in format(&out) }
+        enqueueTimestamped { out, _ in format(&out) }
     }
 
     /// Queues one request line, as above, with the writer's `TimestampCache` to write its time.
-    public func enqueue(_ format: (inout [UInt8], inout TimestampCache) -> Void) {
+    public func enqueueTimestamped(_ format: (inout [UInt8], inout TimestampCache) -> Void) {
         pthread_mutex_lock(mutex)
         if pending.count >= limit {
             dropped += 1

@@ -227,6 +227,8 @@ extension LineLogHandler.Format: ExpressibleByArgument, NamedChoices {}
 extension MishapInstance.WatchMode: ExpressibleByArgument, NamedChoices {}
 extension ServerConfiguration.EventLoop: ExpressibleByArgument, NamedChoices {}
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// (swift-log's level read by swift-argument-parser: neither library can declare it)
 extension Logger.Level: @retroactive ExpressibleByArgument, NamedChoices {}
 
 /// An option's choices named by their raw values, spelled out. ArgumentParser's defaults

@@ -30,8 +30,9 @@ struct StartupPagesCommandTests {
     }
 }
 
-private extension Array {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+extension Array {
+    /// The elements transformed one after the other by an asynchronous `transform`.
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var results: [T] = []
         for element in self { results.append(try await transform(element)) }
         return results

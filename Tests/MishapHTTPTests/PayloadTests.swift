@@ -16,6 +16,8 @@ import Testing
 
     /// What the app decodes from `/login`.
     struct LoginAnswer: Decodable {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // (the answer's JSON key, decoded as the app does)
         let user_id: String
         let token: String
     }
@@ -36,14 +38,15 @@ import Testing
     func expectDecodingError(_ endpoint: FailureEndpoint, _ body: Data, _ kind: String = "any error",
                              sourceLocation: SourceLocation = #_sourceLocation,
                              matches: (DecodingError) -> Bool = { _ in true }) async {
-        let error = await caught(DecodingError.self, sourceLocation: sourceLocation, describing: { _ in
-            "a decoded \(String(decoding: body, as: UTF8.self))"
-        }) {
+        let decode: () throws -> Void = {
             switch endpoint {
             case .userName: _ = try JSONDecoder().decode(Availability.self, from: body)
             case .login: _ = try JSONDecoder().decode(LoginAnswer.self, from: body)
             }
         }
+        let error = await caught(DecodingError.self, sourceLocation: sourceLocation, describing: { _ in
+            "a decoded \(String(decoding: body, as: UTF8.self))"
+        }, decode)
         if let error, !matches(error) {
             Issue.record("expected \(kind), got \(error)", sourceLocation: sourceLocation)
         }
