@@ -68,7 +68,7 @@ uninstall:
 ## measure delays. The HTTP fuzzer, which waits on a real server, runs apart from the scenario
 ## fuzzers, whose huge files and 100,000-rule sets would stall its server and its clients.
 FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
-test: deps
+test: deps python-test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
 	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
@@ -163,3 +163,9 @@ image-check: deps
 
 clean:
 	rm -rf .build .build-bench .build-soak .build-asan .build-tsan
+
+## python-test-deps: jsonschema and PyYAML for python3, installed with pip when they do not import
+## (the scenario schema tests of make test: docs/scenario.schema.json against the files and the loader)
+.PHONY: python-test-deps
+python-test-deps:
+	@scripts/python-test-deps.sh
