@@ -169,3 +169,13 @@ clean:
 .PHONY: python-test-deps
 python-test-deps:
 	@scripts/python-test-deps.sh
+
+## api-check: the admin API fuzzed against its OpenAPI description (GET /__mishap/openapi.json)
+## with schemathesis, installed from PyPI into .build/api-check-venv when missing: a debug
+## mishap serve of the default scenarios on a free port (with HTTPS, a small runtime-rule limit
+## and requests of every kind meanwhile), no 5xx but the documented 507, every answer as
+## described; then the server is stopped (~30-60 s). API_CHECK_EXAMPLES, API_CHECK_SEED and
+## API_CHECK_ARGS: see scripts/api-check.sh
+.PHONY: api-check
+api-check: deps
+	SWIFT="$(SWIFT)" scripts/api-check.sh
