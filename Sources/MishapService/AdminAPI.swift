@@ -55,6 +55,9 @@ struct AdminAPI: Sendable {
     /// description names them all.
     static var routeMethods: [String: [String]] { routes.mapValues(\.methods) }
 
+    /// Each route of the table and the query parameters it takes, for the same check.
+    static var routeParameters: [String: [String]] { routes.mapValues(\.parameters) }
+
     /// The filters of the journal's calls.
     static let journalFilters = ["path", "method", "session", "rule", "endpoint", "header", "body", "after"]
 

@@ -70,6 +70,32 @@ import Testing
         }
     }
 
+    /// Each route of the table is described with exactly the query parameters it takes (over
+    /// all its methods: GET /__mishap/rules takes only 'session' of the three), so a parameter
+    /// added to the API, or renamed, is described in the same change.
+    @Test func describesEveryQueryParameter() async throws {
+        let harness = try TestServer(yaml: Self.yaml)
+        let description = try await Self.description(harness)
+        let paths = try #require(description["paths"] as? [String: [String: Any]])
+        let shared = try #require((description["components"] as? [String: Any])?["parameters"] as? [String: [String: Any]])
+        /// A parameter object, its reference resolved.
+        func resolved(_ parameter: [String: Any]) -> [String: Any]? {
+            guard let reference = parameter["$ref"] as? String else { return parameter }
+            return shared[String(reference.dropFirst("#/components/parameters/".count))]
+        }
+        for (route, parameters) in AdminAPI.routeParameters {
+            let item = try #require(paths[AdminAPI.prefix + route], "\(route) is not described")
+            var described: Set<String> = []
+            for case let operation as [String: Any] in item.values {
+                for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] {
+                    let object = try #require(resolved(parameter), "\(route): \(parameter)")
+                    if object["in"] as? String == "query", let name = object["name"] as? String { described.insert(name) }
+                }
+            }
+            #expect(described == Set(parameters), "\(route): described \(described.sorted()), taken \(parameters.sorted())")
+        }
+    }
+
     /// The description is as private as the other admin calls: a Host that is not this
     /// machine's is refused, and with an admin token it must be presented.
     @Test func underTheAdminAccessRules() async throws {
