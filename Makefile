@@ -71,7 +71,7 @@ uninstall:
 ## whole, and each step's whole output is kept in .build/test-logs/.
 FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
 QUIET = scripts/quiet-tests.py --log .build/test-logs/$(1).log
-test: deps
+test: deps python-test-deps
 	@mkdir -p .build/test-logs
 	$(call QUIET,build) --no-warnings -- $(SWIFT) build --build-tests -q
 	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
@@ -87,7 +87,7 @@ lint:
 
 ## check: what CI requires, stage by stage (scripts/check.sh, their one list): lint, test,
 ## install-check, image-check, bench-smoke, the instruction-count gate (bench-instructions'
-## smoke pass), dashboard-check. Stops at the first failure; ends with a table of every stage's
+## smoke pass), dashboard-check, api-check. Stops at the first failure; ends with a table of every stage's
 ## time and result, each stage's output in .build/ci/ (about 6 minutes on 2 cores).
 ## CHECK_ONLY="lint bench-smoke" runs only those stages (the others show as NOT RUN).
 check: deps
@@ -177,3 +177,19 @@ image-check: deps
 
 clean:
 	rm -rf .build .build-bench .build-soak .build-asan .build-tsan
+
+## python-test-deps: jsonschema and PyYAML for python3, installed with pip when they do not import
+## (the scenario schema tests of make test: docs/scenario.schema.json against the files and the loader)
+.PHONY: python-test-deps
+python-test-deps:
+	@scripts/python-test-deps.sh
+
+## api-check: the admin API fuzzed against its OpenAPI description (GET /__mishap/openapi.json)
+## with schemathesis, installed from PyPI into .build/api-check-venv when missing: a debug
+## mishap serve of the default scenarios on a free port (with HTTPS, a small runtime-rule limit
+## and requests of every kind meanwhile), no 5xx but the documented 507, every answer as
+## described; then the server is stopped (~30-60 s). API_CHECK_EXAMPLES, API_CHECK_SEED and
+## API_CHECK_ARGS: see scripts/api-check.sh
+.PHONY: api-check
+api-check: deps
+	SWIFT="$(SWIFT)" scripts/api-check.sh

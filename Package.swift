@@ -91,8 +91,8 @@ let package = Package(
                 "MishapEngine", "MishapScenarios", "MishapHTTP", "MishapTLS", "MishapUpstream", "MishapSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // The dashboard's files, built into the binary as byte arrays (no Foundation, no
-            // files to install).
+            // The dashboard's files and the admin API's OpenAPI description, built into the
+            // binary as byte arrays (no Foundation, no files to install).
             resources: [
                 .embedInCode("Dashboard/index.html"),
                 .embedInCode("Dashboard/page.js"),
@@ -104,6 +104,7 @@ let package = Package(
                 .embedInCode("Dashboard/controls.js"),
                 .embedInCode("Dashboard/app.js"),
                 .embedInCode("Dashboard/app.css"),
+                .embedInCode("OpenAPI/openapi.json"),
             ]
         ),
         // Mishap inside a test process: start on a free port, sessions, journal, retries, reset.

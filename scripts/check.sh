@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 . scripts/stages.sh
 make_=(make --no-print-directory SWIFT="${SWIFT:-swift}")
 
-stages=(lint test install-check image-check bench-smoke instructions-gate dashboard-check)
+stages=(lint test install-check image-check bench-smoke instructions-gate dashboard-check api-check)
 only=" $* "
 for stage in "$@"; do
     [[ " ${stages[*]} " == *" $stage "* ]] || { echo "check: no stage '$stage' (stages: ${stages[*]})" >&2; exit 2; }
@@ -54,6 +54,6 @@ check_stage image-check "${make_[@]}" image-check
 check_stage bench-smoke "${make_[@]}" bench-smoke
 check_stage instructions-gate "${make_[@]}" bench-instructions INSTRUCTIONS_ARGS=--smoke
 check_stage dashboard-check "${make_[@]}" dashboard-check
-# ---- make api-check goes here: schemathesis against the admin API's OpenAPI description, a
-# ---- required stage like the others (add "api-check" to `stages` above and a check_stage line).
+# The admin API fuzzed with schemathesis against its OpenAPI description.
+check_stage api-check "${make_[@]}" api-check
 stages_end

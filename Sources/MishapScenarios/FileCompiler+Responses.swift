@@ -5,6 +5,9 @@ extension FileCompiler {
     static let responseKeys = ["status", "headers", "json", "text", "base64", "file", "contentType",
                                "delay", "hang", "dribble", "fault", "proxy"]
     static let bodyKeys = ["json", "text", "base64", "file"]
+    /// The keys of a `delay` range and of a `dribble`, both required.
+    static let delayRangeKeys = ("min", "max")
+    static let dribbleKeys = ("chunks", "duration")
     /// Headers the server computes itself; declaring them would contradict the body it sends.
     static let reservedHeaders = ["content-length", "transfer-encoding", "date", "connection"]
 
@@ -167,7 +170,7 @@ extension FileCompiler {
         if let node = keyed["delay"] {
             if case .mapping = node {
                 let range = bothValues(
-                    node, keys: ("min", "max"), what: "'delay'",
+                    node, keys: Self.delayRangeKeys, what: "'delay'",
                     missing: "a 'delay' range needs both 'min' and 'max' (milliseconds)",
                     { $0.duration($1, what: "'min'") }, { $0.duration($1, what: "'max'") })
                 if case (let low, let high)? = range {
@@ -193,7 +196,7 @@ extension FileCompiler {
         var dribble: Dribble?
         if let node = keyed["dribble"] {
             let spec = bothValues(
-                node, keys: ("chunks", "duration"), what: "'dribble'",
+                node, keys: Self.dribbleKeys, what: "'dribble'",
                 missing: "'dribble' needs 'chunks' (how many pieces) and 'duration' (over how long)",
                 { $0.integer($1, what: "'chunks'", in: 1...Self.maximumChunks, expected: "from 1 to \(Self.maximumChunks)") },
                 { $0.duration($1, what: "'duration'") })

@@ -48,7 +48,15 @@ struct AdminAPI: Sendable {
         "retries": Route(method: "GET", parameters: ["session", "endpoint"]) { api, request in api.retries(request) },
         "state": Route(methods: ["GET", "POST"], parameters: ["session"]) { api, request in api.state(request) },
         "tls": Route(method: "GET", parameters: []) { api, _ in api.tls() },
+        "openapi.json": Route(method: "GET", parameters: []) { _, _ in OpenAPIDescription.respond() },
     ]
+
+    /// Each route of the table and the methods it takes, for the check that the OpenAPI
+    /// description names them all.
+    static var routeMethods: [String: [String]] { routes.mapValues(\.methods) }
+
+    /// Each route of the table and the query parameters it takes, for the same check.
+    static var routeParameters: [String: [String]] { routes.mapValues(\.parameters) }
 
     /// The filters of the journal's calls.
     static let journalFilters = ["path", "method", "session", "rule", "endpoint", "header", "body", "after"]
