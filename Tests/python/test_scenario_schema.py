@@ -227,6 +227,26 @@ class ScenarioSchemaTests(unittest.TestCase):
                                  f"the loader refuses {line}:{column} ({message}); the schema's first error is "
                                  f"'{best.message}' at {schema_place(document, best)}:\n{text}")
 
+    def test_editor_pointers_name_the_schema(self):
+        # The "editor-schema-pointers" blocks of docs/editor-support.md: each way an editor is
+        # told where the schema is names this repository's schema, from where it is written.
+        with open(os.path.join(REPO, "docs", "editor-support.md")) as file:
+            page = file.read()
+        relative = re.findall(r"\$schema=(\.\./[^\s]+)", page)
+        urls = re.findall(r"\$schema[=:] ?(https://[^\s]+)", page)
+        self.assertTrue(relative and len(urls) >= 2, "docs/editor-support.md names the schema by path and by URL")
+        for path in relative:  # written in a file of scenarios/
+            self.assertTrue(os.path.samefile(os.path.join(REPO, "scenarios", path), SCHEMA_PATH), path)
+        for url in urls:
+            self.assertRegex(url, r"^https://raw\.githubusercontent\.com/[^/]+/[^/]+/main/docs/scenario\.schema\.json$")
+        settings = json.loads(re.search(r"```json\n(.*?)```", page, re.S).group(1))
+        for path, patterns in settings["yaml.schemas"].items():
+            self.assertTrue(os.path.samefile(os.path.join(REPO, path), SCHEMA_PATH), path)
+            matched = [glob.glob(os.path.join(REPO, pattern), recursive=True) for pattern in patterns]
+            self.assertTrue(any(matched), f"{patterns} match no scenario file")
+        for entry in settings["json.schemas"]:
+            self.assertTrue(os.path.samefile(os.path.join(REPO, entry["url"]), SCHEMA_PATH), entry["url"])
+
 
 if __name__ == "__main__":
     unittest.main()
