@@ -43,8 +43,8 @@ public final class Endpoint: Sendable {
         guard let quota else { return chooseRule(&context, forcing: forced, random: random) }
         var headers: [Field] = []
         if var refusal = quota.take(&context, headers: &headers) {
-            refusal.endpoint = name
-            refusal.rule = Quota.endpointRuleName
+            refusal.bookkeeping.endpoint = name
+            refusal.bookkeeping.rule = Quota.endpointRuleName
             refusal.fitResponseHead(room: context.request.responseHeaderRoom)
             return refusal
         }
@@ -116,8 +116,8 @@ public final class Endpoint: Sendable {
                         _ random: RandomSource) -> ResponsePlan? {
         var headers: [Field] = []
         if let quota = rule.quota, var refusal = quota.take(&context, headers: &headers) {
-            refusal.endpoint = name
-            refusal.rule = rule.name
+            refusal.bookkeeping.endpoint = name
+            refusal.bookkeeping.rule = rule.name
             refusal.fitResponseHead(room: context.request.responseHeaderRoom)
             return refusal
         }
@@ -130,7 +130,7 @@ public final class Endpoint: Sendable {
 extension ResponsePlan {
     /// The plan with `headers` after its own (rate-limit headers), unless it sends no head.
     func adding(_ headers: [Field], room: Int) -> ResponsePlan {
-        guard !headers.isEmpty, sendsHead, warning == nil else { return self }
+        guard !headers.isEmpty, sendsHead, bookkeeping.warning == nil else { return self }
         var plan = self
         plan.prepared = nil
         plan.headers += headers

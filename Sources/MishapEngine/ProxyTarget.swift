@@ -7,12 +7,11 @@ public enum ProxyTarget: Sendable, Equatable {
     /// A base URL of the rule's own (`http://127.0.0.1:9000`, `https://api.example.com/v2`).
     case url(String)
 
-    /// The base URL a plan names for this target: the URL, or, for the server's upstream,
-    /// `ResponsePlan.serverUpstream`, which the service replaces with its own.
-    var planned: String {
+    /// Where a plan of a rule with this target sends the request.
+    var destination: ResponsePlan.Destination {
         switch self {
-        case .serverUpstream: ResponsePlan.serverUpstream
-        case .url(let url): url
+        case .serverUpstream: .serverUpstream
+        case .url(let url): .url(url)
         }
     }
 

@@ -62,10 +62,8 @@ extension ResponsePlan {
             ? "Mishap cannot send this response: its headers take \(bytes) bytes, and only \(room) fit beside this request"
             : ResponseHead.reason(bytes: bytes))
         refusal.delayMilliseconds = delayMilliseconds
-        refusal.endpoint = endpoint
-        refusal.rule = rule
-        refusal.stateChanges = stateChanges
-        refusal.warning = beside
+        refusal.bookkeeping = bookkeeping
+        refusal.bookkeeping.warning = beside
             ? "response headers of \(bytes) bytes do not fit beside this request (room for \(room)); answered 500 instead of \(status)"
             : "response headers of \(bytes) bytes are over the limit of \(ResponseHead.maximumHeaderBytes) bytes; answered 500 instead of \(status)"
         return refusal

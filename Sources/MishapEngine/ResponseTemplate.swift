@@ -12,8 +12,8 @@ public final class ResponseTemplate: Sendable {
     /// Where the request is sent for its answer (`proxy`), the rest of the template being added
     /// to the upstream's answer; nil for a response of the template's own.
     public let proxy: ProxyTarget?
-    /// `proxy`'s URL as plans name it (`ProxyTarget.planned`), worked out once.
-    private let plannedUpstream: String?
+    /// Where the plans of this response send the request (`proxy`), worked out once.
+    private let destination: ResponsePlan.Destination
     /// The headers, when none has a placeholder: rendered once, not per request.
     private let staticHeaders: [Field]?
     /// The whole response, when it is the same for every request (and its headers fit the limit).
@@ -28,7 +28,7 @@ public final class ResponseTemplate: Sendable {
     ) {
         self.status = status
         self.proxy = proxy
-        plannedUpstream = proxy?.planned
+        destination = proxy?.destination ?? .here
         self.delay = delay
         self.hang = hang
         self.dribble = dribble
@@ -81,8 +81,8 @@ public final class ResponseTemplate: Sendable {
             var plan = ResponsePlan(
                 status: fixed.status, headers: fixed.headers, body: fixed.body,
                 delayMilliseconds: fixed.delayMilliseconds, hang: fixed.hang, dribble: fixed.dribble, fault: fixed.fault,
-                endpoint: endpoint, rule: rule, prepared: prepared, warning: fixed.warning, stateChanges: stateChanges,
-                runtimeRule: fixed.runtimeRule, note: fixed.note, completionTag: fixed.completionTag, upstream: fixed.upstream)
+                prepared: prepared, destination: .here,
+                bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges))
             if room < ResponseHead.maximumHeaderBytes { plan.fitResponseHead(room: room) }
             return plan
         }
@@ -107,13 +107,15 @@ public final class ResponseTemplate: Sendable {
             return ResponsePlan(
                 status: status, headers: fields, body: bytes,
                 delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
-                endpoint: endpoint, rule: rule, upstream: plannedUpstream, stateChanges: stateChanges
+                destination: destination,
+                bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges)
             )
         }
         var plan = ResponsePlan(
             status: status, headers: fields, body: bytes,
             delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
-            endpoint: endpoint, rule: rule, upstream: plannedUpstream, stateChanges: stateChanges
+            destination: destination,
+            bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges)
         )
         plan.fitResponseHead(room: room)
         return plan

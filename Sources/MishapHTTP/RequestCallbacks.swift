@@ -108,11 +108,8 @@ func handleAccess(
             var answer = taken
             state.heldMemory = heldMemory
             answer.fitResponseHead(room: state.responseHeaderRoom)
-            answer.completionTag = state.completionTag
-            if server.isObserved {
-                state.record.note(plan: answer)
-                state.record.upstream = forwarded.upstream
-            }
+            answer.bookkeeping.completionTag = state.completionTag
+            if server.isObserved { state.record.note(plan: answer) }
             if answer.delayMilliseconds > 0 {
                 // A rule's `delay` on top of the upstream's answer: held again, as any delay.
                 state.waitingPlan = answer
@@ -172,13 +169,13 @@ func handleAccess(
     if server.isObserved {
         requestState(requestContext).record.note(method: request.method, path: request.path, plan: plan)
     }
-    if plan.upstream != nil {
+    if !plan.destination.isHere {
         return forward(request, plan: plan, server: server, connection: connection, requestContext: requestContext)
     }
     if plan.hang || plan.delayMilliseconds > 0 {
         let state = requestState(requestContext)
         state.waitingPlan = plan
-        state.completionTag = plan.completionTag
+        state.completionTag = plan.bookkeeping.completionTag
         let held = plan.hang
             ? server.suspensions.holdUntilClientLeaves(connection, socket: mishap_connection_fd(connection))
             : server.suspensions.hold(connection, milliseconds: plan.delayMilliseconds)
@@ -187,12 +184,12 @@ func handleAccess(
         requestState(requestContext).waitingPlan = nil
         if plan.hang { return .NO }
     }
-    if plan.completionTag != 0 {
+    if plan.bookkeeping.completionTag != 0 {
         // Answered now, so no later call of this request reads the context as a state.
         if requestContext.pointee == firstCallMarker {
-            requestContext.pointee = CompletionTag.pointer(plan.completionTag)
+            requestContext.pointee = CompletionTag.pointer(plan.bookkeeping.completionTag)
         } else {
-            requestState(requestContext).completionTag = plan.completionTag
+            requestState(requestContext).completionTag = plan.bookkeeping.completionTag
         }
     }
     return server.carryOut(plan, on: connection)
@@ -203,9 +200,9 @@ func handleAccess(
 private func forward(_ request: Request, plan: ResponsePlan, server: HTTPServer, connection: OpaquePointer,
                      requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
     let state = requestState(requestContext)
-    let answer = ForwardedAnswer(upstream: plan.upstream ?? "")
+    let answer = ForwardedAnswer()
     state.forwarded = answer
-    state.completionTag = plan.completionTag
+    state.completionTag = plan.bookkeeping.completionTag
     state.responseHeaderRoom = request.responseHeaderRoom
     guard let key = server.suspensions.holdForAnswer(connection) else {
         state.forwarded = nil

@@ -2,41 +2,30 @@ import MishapEngine
 import MishapSupport
 import MishapUpstream
 
-/// Requests no rule answers, sent on to the upstream server (`--upstream`) and its answers
-/// passed back: the engine's 404 becomes a plan that names the upstream, the HTTP server holds
-/// the connection and calls `forward`, and the answer (or a 502 or 504 saying why there is
-/// none) is carried out when it comes.
+/// Requests sent on to an upstream server and its answers passed back: those no rule answers
+/// to the server's (`--upstream`), and those a rule's `proxy` sends. The engine's answer names
+/// where it goes (`ResponsePlan.Destination`), the HTTP server holds the connection and calls
+/// `forward`, and the answer (or a 502 or 504 saying why there is none) is carried out when it
+/// comes.
 extension MishapService {
-    /// Whether no rule answered `plan`'s request: the engine's 404, with no endpoint and no fault.
-    static func isUnanswered(_ plan: ResponsePlan) -> Bool {
-        plan.endpoint == nil && plan.status == 404 && plan.fault == nil && plan.upstream == nil
+    /// `plan`, of a rule that sends its request to the server's upstream (`proxy: upstream`),
+    /// as it goes: unchanged with `--upstream`, else a 502 that says it is missing, for the same
+    /// endpoint and rule.
+    func routed(_ plan: ResponsePlan) -> ResponsePlan {
+        guard options.upstream?.url == nil else { return plan }
+        let reason = "rule '\(plan.bookkeeping.rule ?? "")' of \(plan.bookkeeping.endpoint ?? "its endpoint") sends requests to the upstream (proxy: upstream), but Mishap was started without --upstream"
+        var error = ResponsePlan.error(502, reason: reason)
+        error.bookkeeping = plan.bookkeeping
+        return error
     }
 
-    /// The plan that sends a request on to the upstream at `url`, carried out when its answer comes.
-    static func forwardPlan(_ url: String) -> ResponsePlan {
-        var plan = ResponsePlan(status: 502)
-        plan.upstream = url
-        return plan
-    }
-
-    /// Settles where `plan` goes: a request no rule answers to the upstream, when there is one,
-    /// and a rule's `proxy: upstream` to its URL (or, without one, a 502 that says so).
-    func route(_ plan: inout ResponsePlan) {
-        if let upstream = plan.upstream {
-            guard upstream == ResponsePlan.serverUpstream else { return }
-            if let url = options.upstream?.url {
-                plan.upstream = url
-            } else {
-                let reason = "rule '\(plan.rule ?? "")' of \(plan.endpoint ?? "its endpoint") sends requests to the upstream (proxy: upstream), but Mishap was started without --upstream"
-                var error = ResponsePlan.error(502, reason: reason)
-                error.endpoint = plan.endpoint
-                error.rule = plan.rule
-                error.runtimeRule = plan.runtimeRule
-                error.stateChanges = plan.stateChanges
-                plan = error
-            }
-        } else if let url = options.upstream?.url, Self.isUnanswered(plan) {
-            plan = Self.forwardPlan(url)
+    /// The base URL a plan's request goes to: a rule's own, or the server's upstream (nil
+    /// without one); nil for a plan answered here.
+    func upstreamURL(_ destination: ResponsePlan.Destination) -> String? {
+        switch destination {
+        case .here: nil
+        case .serverUpstream: options.upstream?.url
+        case .url(let url): url
         }
     }
 
@@ -47,15 +36,15 @@ extension MishapService {
     /// is answered 508 without being sent.
     public func forward(_ original: Request, plan: ResponsePlan, client: String, scheme: String,
                         answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void) {
-        guard let upstream = plan.upstream else {
+        guard let upstream = upstreamURL(plan.destination) else {
             answer(.error(502, reason: "this request names no upstream to go to"), nil)
             return
         }
         let request = upstreamRequest(original)
         if let problem = loopGuard.problem(sending: request, to: upstream) {
-            journal.upstreamAnswered(plan.completionTag, status: 508, milliseconds: 0)
+            journal.upstreamAnswered(plan.bookkeeping.completionTag, status: 508, milliseconds: 0)
             logger.warning("\(request.method) \(request.path) was not sent on to \(upstream): it \(problem)")
-            answer(Forwarding.delivered(.error(508, reason: "not sent on to \(upstream): it \(problem)"), as: plan), nil)
+            answer(Forwarding.delivered(.error(508, reason: "not sent on to \(upstream): it \(problem)"), from: upstream, as: plan), nil)
             return
         }
         let upstreamCalls: UpstreamClient
@@ -63,16 +52,18 @@ extension MishapService {
         case .success(let started):
             upstreamCalls = started
         case .failure(let failure):
-            journal.upstreamAnswered(plan.completionTag, status: 502, milliseconds: 0)
-            answer(Forwarding.delivered(.error(502, reason: "requests cannot go to the upstream \(upstream): \(failure.message)"), as: plan), nil)
+            journal.upstreamAnswered(plan.bookkeeping.completionTag, status: 502, milliseconds: 0)
+            answer(Forwarding.delivered(.error(502, reason: "requests cannot go to the upstream \(upstream): \(failure.message)"),
+                                        from: upstream, as: plan), nil)
             return
         }
         loopGuard.arm()
         let call = Forwarding.call(for: request, upstream: upstream, client: client, scheme: scheme, via: loopGuard.viaEntry)
-        let id = plan.completionTag
+        let id = plan.bookkeeping.completionTag
         let origin = options.cors == nil ? nil : request.headerValue("Origin")
         upstreamCalls.send(call) { [self] result, report in
-            var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream, head: request.method == "HEAD"), as: plan)
+            var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream, head: request.method == "HEAD"),
+                                                from: upstream, as: plan)
             switch result {
             case .answered(let status, _, _, let milliseconds):
                 journal.upstreamAnswered(id, status: status, milliseconds: milliseconds, note: report.note)

@@ -96,7 +96,7 @@ public final class RetryTracker: Sendable {
         guard retryAfter != nil || waitingKeys.contains(key) else { return }
         let answer = retryAfter.map { retryAfter in
             let answeredAt = now + Int64(plan.delayMilliseconds)
-            return RetryObservation(session: session, endpoint: endpoint, rule: plan.rule, status: plan.status,
+            return RetryObservation(session: session, endpoint: endpoint, rule: plan.bookkeeping.rule, status: plan.status,
                                     retryAfter: retryAfter, answeredAt: answeredAt,
                                     allowedAt: Self.allowedAt(retryAfter, answeredAt: answeredAt))
         }

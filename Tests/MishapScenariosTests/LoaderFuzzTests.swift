@@ -119,7 +119,7 @@ struct LoaderFuzzTests {
         let rules = set.endpoints[0].rules
         #expect(rules.map(\.name) == ["maintenance", "slow", "trickle", "broken", "hang", "fallback"])
         let plan = engine.respond(to: Request(method: "GET", path: "/users/7/items/a/b", query: [Field("q", "zz")]))
-        #expect(plan.rule == "trickle")
+        #expect(plan.bookkeeping.rule == "trickle")
         #expect(plan.dribble == Dribble(chunks: 5, milliseconds: 50))
         #expect(plan.body == Array("hello".utf8))
         // The alias repeats the anchored step: two failures, then the rule below.
@@ -347,9 +347,9 @@ struct LoaderFuzzTests {
         print("100,000 rules loaded in \(loaded)")
         #expect(set.endpoints.first?.rules.count == 100_000)
         let engine = set.makeEngine()
-        #expect(engine.respond(to: Request(method: "GET", path: "/many")).rule == "r0")
+        #expect(engine.respond(to: Request(method: "GET", path: "/many")).bookkeeping.rule == "r0")
         let plan = engine.respond(to: Request(method: "GET", path: "/many", headers: [Field("X-Mishap-Rule", "r99999")]))
-        #expect(plan.rule == "r99999")
+        #expect(plan.bookkeeping.rule == "r99999")
         #expect(plan.status == 201)
         #expect(loaded < .seconds(90), "loading took \(loaded)")
     }

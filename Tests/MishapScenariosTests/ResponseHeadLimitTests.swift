@@ -47,7 +47,7 @@ struct ResponseHeadLimitTests {
         #expect(plan.status == 200)
         let whole = plan.header("X-Big") == value
         #expect(whole)
-        #expect(plan.warning == nil)
+        #expect(plan.bookkeeping.warning == nil)
         #expect(plan.prepared != nil)
     }
 
@@ -119,22 +119,22 @@ struct ResponseHeadLimitTests {
         let fits = engine.respond(to: Request(method: "GET", path: "/x", query: [Field("x", "0123456789")]))
         #expect(fits.status == 200)
         #expect(fits.header("X-Echo") == "0123456789")
-        #expect(fits.warning == nil)
+        #expect(fits.bookkeeping.warning == nil)
 
         let over = engine.respond(to: Request(method: "GET", path: "/x", query: [Field("x", "0123456789A")]))
         #expect(over.status == 500)
-        #expect(over.endpoint == "GET /x")
-        #expect(over.rule == "a")
+        #expect(over.bookkeeping.endpoint == "GET /x")
+        #expect(over.bookkeeping.rule == "a")
         #expect(over.header("X-Echo") == nil)
         #expect(over.header("Content-Type") == "application/json; charset=utf-8")
         #expect(over.text.contains("its headers take \(Self.limit + 1) bytes"), "\(over.text)")
-        let warning = try #require(over.warning)
+        let warning = try #require(over.bookkeeping.warning)
         #expect(warning.contains("\(Self.limit + 1) bytes"), "\(warning)")
         #expect(warning.contains("instead of 200"), "\(warning)")
 
         let closing = try ScenarioLoader.load(yaml: yaml + "      fault: close\n").makeEngine()
             .respond(to: Request(method: "GET", path: "/x", query: [Field("x", "0123456789A")]))
         #expect(closing.fault == .close)
-        #expect(closing.warning == nil)
+        #expect(closing.bookkeeping.warning == nil)
     }
 }
