@@ -77,12 +77,17 @@ public final class ResponseTemplate: Sendable {
         if let prepared {
             // Built field by field from the prepared plan, not copied from it and then changed:
             // the copy was copied once more to be returned, and the first one destroyed.
-            let fixed = prepared.plan
+            // Each part read through `prepared`: bound to a constant first, the whole plan was
+            // copied (its bookkeeping and destination too) and destroyed. The bookkeeping is set
+            // in place: made by its initializer, it was copied into the plan.
             var plan = ResponsePlan(
-                status: fixed.status, headers: fixed.headers, body: fixed.body,
-                delayMilliseconds: fixed.delayMilliseconds, hang: fixed.hang, dribble: fixed.dribble, fault: fixed.fault,
-                prepared: prepared, destination: .here,
-                bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges))
+                status: prepared.plan.status, headers: prepared.plan.headers, body: prepared.plan.body,
+                delayMilliseconds: prepared.plan.delayMilliseconds, hang: prepared.plan.hang,
+                dribble: prepared.plan.dribble, fault: prepared.plan.fault,
+                prepared: prepared, destination: .here, bookkeeping: ResponsePlan.Bookkeeping())
+            plan.bookkeeping.endpoint = endpoint
+            plan.bookkeeping.rule = rule
+            plan.bookkeeping.stateChanges = stateChanges
             if room < ResponseHead.maximumHeaderBytes { plan.fitResponseHead(room: room) }
             return plan
         }
@@ -107,14 +112,16 @@ public final class ResponseTemplate: Sendable {
             return ResponsePlan(
                 status: status, headers: fields, body: bytes,
                 delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
-                destination: destination,
+                // `prepared:` picks the memberwise initializer, which takes the bookkeeping made
+                // here as it is: the public one borrows it and copies it (about 200 instructions).
+                prepared: nil, destination: destination,
                 bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges)
             )
         }
         var plan = ResponsePlan(
             status: status, headers: fields, body: bytes,
             delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
-            destination: destination,
+            prepared: nil, destination: destination,
             bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges)
         )
         plan.fitResponseHead(room: room)

@@ -8,15 +8,16 @@ import MishapUpstream
 /// `forward`, and the answer (or a 502 or 504 saying why there is none) is carried out when it
 /// comes.
 extension MishapService {
-    /// `plan`, of a rule that sends its request to the server's upstream (`proxy: upstream`),
-    /// as it goes: unchanged with `--upstream`, else a 502 that says it is missing, for the same
-    /// endpoint and rule.
-    func routed(_ plan: ResponsePlan) -> ResponsePlan {
-        guard options.upstream?.url == nil else { return plan }
+    /// Gives `plan`, of a rule that sends its request to the server's upstream (`proxy:
+    /// upstream`), its way: unchanged with `--upstream`, else a 502 that says it is missing, for
+    /// the same endpoint and rule. In place: the plan is on the path of every request, and one
+    /// returned anew was copied out and the original destroyed.
+    func route(_ plan: inout ResponsePlan) {
+        guard case .serverUpstream = plan.destination, options.upstream?.url == nil else { return }
         let reason = "rule '\(plan.bookkeeping.rule ?? "")' of \(plan.bookkeeping.endpoint ?? "its endpoint") sends requests to the upstream (proxy: upstream), but Mishap was started without --upstream"
         var error = ResponsePlan.error(502, reason: reason)
         error.bookkeeping = plan.bookkeeping
-        return error
+        plan = error
     }
 
     /// The base URL a plan's request goes to: a rule's own, or the server's upstream (nil
