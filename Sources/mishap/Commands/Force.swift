@@ -29,11 +29,7 @@ struct Force: ParsableCommand {
     @Option(help: ArgumentHelp("Only this session's requests (X-Mishap-Session, or /__session/ID/ in the path).", valueName: "id"))
     var session: String?
 
-    @Option(help: ArgumentHelp("The server (default: the URL in the pid file, else http://127.0.0.1:8080).", valueName: "url"))
-    var url: String?
-
-    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
-    var adminToken: String?
+    @OptionGroup var admin: AdminServerOptions<Force>
 
     @OptionGroup var pid: PidFileOption
 
@@ -57,8 +53,7 @@ struct Force: ParsableCommand {
 
     func run() throws {
         guard let target else { throw ExitCode.validationFailure }
-        let server = url ?? PidFileOption.serverURL(pid) ?? defaultServerURL
-        let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
+        let server = admin.server(pid: pid), token = admin.token
         var query = ["endpoint=" + QueryText.encoded(target.endpoint), "rule=" + QueryText.encoded(target.rule)]
         if let times { query.append("times=\(times)") }
         if let duration { query.append("ttl=\(duration.milliseconds)ms") }
@@ -74,4 +69,8 @@ struct Force: ParsableCommand {
             throw ExitCode.failure
         }
     }
+}
+
+extension Force: AdminServerHelp {
+    static let urlHelp = "The server (default: the URL in the pid file, else http://127.0.0.1:8080)."
 }

@@ -18,16 +18,11 @@ struct Routes: ParsableCommand {
 
     @OptionGroup var folder: ScenariosFolderArguments
 
-    @Option(help: ArgumentHelp("List the routes of the server at this URL instead of a folder's.", valueName: "url"))
-    var url: String?
-
-    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token, for --url (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
-    var adminToken: String?
+    @OptionGroup var admin: AdminServerOptions<Routes>
 
     func run() throws {
-        if let url {
-            let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
-            switch adminCall(url: url, token: token, target: "/__mishap/routes") {
+        if let url = admin.url {
+            switch adminCall(url: url, token: admin.token, target: "/__mishap/routes") {
             case .success((200, let listing)):
                 print(listing, terminator: listing.hasSuffix("\n") ? "" : "\n")
                 return
@@ -48,4 +43,9 @@ struct Routes: ParsableCommand {
         }
         for line in RouteListing.lines(scenarios.endpoints) { print(line) }
     }
+}
+
+extension Routes: AdminServerHelp {
+    static let urlHelp = "List the routes of the server at this URL instead of a folder's."
+    static let adminTokenHelp = "The server's admin token, for --url (read from MISHAP_ADMIN_TOKEN when not given)."
 }

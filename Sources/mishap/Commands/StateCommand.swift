@@ -25,11 +25,7 @@ struct StateCommand: ParsableCommand {
     @Option(name: .customLong("for"), help: ArgumentHelp("How long the values set last before they return to their initial values. " + DurationOption.rule, valueName: "duration"))
     var duration: DurationOption?
 
-    @Option(help: ArgumentHelp("The server to ask (default: the URL in the pid file, else http://127.0.0.1:8080).", valueName: "url"))
-    var url: String?
-
-    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
-    var adminToken: String?
+    @OptionGroup var admin: AdminServerOptions<StateCommand>
 
     @OptionGroup var pid: PidFileOption
 
@@ -44,14 +40,10 @@ struct StateCommand: ParsableCommand {
         }
         try duration?.check("--for")
         if session?.isEmpty == true { throw ValidationError("--session must not be empty") }
-        if let adminToken, adminToken.isEmpty || !adminToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
-            throw ValidationError("--admin-token must be printable ASCII with no spaces, and not empty")
-        }
     }
 
     func run() throws {
-        let server = url ?? PidFileOption.serverURL(pid) ?? defaultServerURL
-        let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
+        let server = admin.server(pid: pid), token = admin.token
         var target = "/__mishap/state"
         if let session { target += "?session=" + QueryText.encoded(session) }
         let method = assignments.isEmpty ? "GET" : "POST"
@@ -98,4 +90,8 @@ struct StateCommand: ParsableCommand {
         out.append(UInt8(ascii: "\""))
     }
 
+}
+
+extension StateCommand: AdminServerHelp {
+    static let urlHelp = "The server to ask (default: the URL in the pid file, else http://127.0.0.1:8080)."
 }

@@ -21,21 +21,11 @@ struct Status: ParsableCommand {
 
     @OptionGroup var pid: PidFileOption
 
-    @Option(help: ArgumentHelp("Check the server at this URL through its admin API instead of the pid file.", valueName: "url"))
-    var url: String?
-
-    @Option(name: .customLong("admin-token"), help: ArgumentHelp("The server's admin token (read from MISHAP_ADMIN_TOKEN when not given).", valueName: "token"))
-    var adminToken: String?
-
-    func validate() throws {
-        if let adminToken, adminToken.isEmpty || !adminToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
-            throw ValidationError("--admin-token must be printable ASCII with no spaces, and not empty")
-        }
-    }
+    @OptionGroup var admin: AdminServerOptions<Status>
 
     func run() throws {
-        let token = adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
-        if let url {
+        let token = admin.token
+        if let url = admin.url {
             try report(url: url, token: token)
             return
         }
@@ -109,4 +99,8 @@ struct Status: ParsableCommand {
             throw ExitCode.failure
         }
     }
+}
+
+extension Status: AdminServerHelp {
+    static let urlHelp = "Check the server at this URL through its admin API instead of the pid file."
 }
