@@ -66,14 +66,6 @@ struct Serve: ParsableCommand {
             throw ExitCode.failure
         }
 
-        let tls: TLSOptions?
-        do throws(TLSError) {
-            tls = try options.tlsOptions.make(host: options.host, replacingPlainHTTP: options.port == .off, logger: logger)
-        } catch {
-            printError("mishap: HTTPS: \(error)")
-            throw ExitCode.failure
-        }
-
         let mishap: MishapInstance
         do {
             mishap = try MishapInstance.start(
@@ -93,14 +85,15 @@ struct Serve: ParsableCommand {
                         connectionLimit: raiseDescriptorLimit(for: options.connectionLimit, logger: logger),
                         connectionTimeoutSeconds: options.connectionTimeout.milliseconds / 1000, eventLoop: options.eventLoop,
                         headTimeoutSeconds: options.headTimeout.milliseconds / 1000),
-                    watch: options.watch, tls: tls, watchSettle: options.watchSettle.duration),
+                    watch: options.watch, tlsSetup: options.tlsOptions.setup(replacingPlainHTTP: options.port == .off),
+                    watchSettle: options.watchSettle.duration),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
             throw ExitCode.failure
         }
         let url = mishap.url
-        if !isLoopback(host: options.host) {
+        if !MishapInstance.isLoopback(host: options.host) {
             let admin = options.noAdmin ? "the admin API is off"
                 : options.adminToken != nil ? "the admin API answers them with the admin token"
                 : "the admin API still answers this machine only"

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Logging
 import MishapService
 import MishapSupport
 import MishapTLS
@@ -46,61 +45,13 @@ struct TLSServeOptions: ParsableArguments {
         }
     }
 
-    /// The authority's folder: `--tls-dir`, else the default.
-    var folder: String { directory ?? CertificateAuthority.defaultDirectory() }
-
-    /// What the server needs to serve HTTPS, made now: nil without `--tls-port`. Makes the local
-    /// authority on first use (and says so). `replacingPlainHTTP` (`--port off`): HTTPS instead
-    /// of HTTP, not beside it.
-    func make(host: String, replacingPlainHTTP: Bool, logger: Logger) throws(TLSError) -> TLSOptions? {
+    /// HTTPS as these options ask for it, for `MishapInstance` to make: nil without
+    /// `--tls-port`. `replacingPlainHTTP` (`--port off`): HTTPS instead of HTTP, not beside it.
+    func setup(replacingPlainHTTP: Bool) -> TLSSetup? {
         guard let port else { return nil }
-        let now = WallClock.nowSeconds()
-        if let certificate, let key {
-            // Said, not refused: `start` hands every option over, and these are harmless here.
-            let unused = [("--tls-dir", directory != nil), ("--tls-name", !names.isEmpty), ("--tls-catalogue-port", cataloguePort != 0)]
-                .filter(\.1).map(\.0)
-            if !unused.isEmpty {
-                logger.warning("\(unused.joined(separator: ", ")) ignored with --tls-cert: they apply to certificates from the local authority, and the catalogue is off")
-            }
-            guard let certificateText = FileSystem.readText(certificate) else { throw TLSError("cannot read --tls-cert \(certificate)") }
-            guard let keyText = FileSystem.readText(key) else { throw TLSError("cannot read --tls-key \(key)") }
-            let identity: TLSIdentity
-            do throws(TLSError) {
-                identity = try TLSIdentity.read(certificatePEM: certificateText, keyPEM: keyText)
-            } catch {
-                throw TLSError("--tls-cert \(certificate), --tls-key \(key): \(error)")
-            }
-            return TLSOptions(port: UInt16(port), identity: identity, replacesPlainHTTP: replacingPlainHTTP)
-        }
-        var extra = names
-        if !isLoopback(host: host) && host != "0.0.0.0" && host != "::" { extra.append(host) }
-        let (authority, created) = try CertificateAuthority.openOrCreate(directory: folder, now: now, names: extra)
-        if created {
-            logger.notice("made a local certificate authority in \(folder), for \(authority.certificate.nameConstraints?.description ?? "") only; trust \(authority.path(CertificateAuthority.certificateFile)) on your devices ('mishap tls trust' says how)")
-        }
-        for warning in authority.warnings(now: now) { logger.warning("\(warning)") }
-        let certificateNames = Self.certificateNames(CertificateAuthority.defaultNames(extra: extra), asked: extra,
-                                                     authority: authority, logger: logger)
-        let identity = try authority.issueServerIdentity(names: certificateNames, now: now)
-        let catalogue = noCatalogue ? [] : try TLSCatalogue.make(authority: authority, names: certificateNames, now: now)
-        return TLSOptions(port: UInt16(port), identity: identity, caCertificatePath: authority.path(CertificateAuthority.certificateFile),
-                          catalogue: catalogue, cataloguePort: UInt16(cataloguePort), replacesPlainHTTP: replacingPlainHTTP)
-    }
-
-    /// The names of `wanted` the authority may vouch for. A certificate naming one it may not
-    /// is refused whole, for every name, so the others are left out: with a warning for those
-    /// `asked` for (`--tls-name`, `--host`), which need a new authority; quietly for this
-    /// machine's name, which changes (a container's is new at every run).
-    static func certificateNames(_ wanted: [String], asked: [String], authority: CertificateAuthority, logger: Logger) -> [String] {
-        let outside = wanted.filter { !authority.permits($0) }
-        guard !outside.isEmpty else { return wanted }
-        let askedOutside = outside.filter { name in asked.contains { $0.lowercased() == name.lowercased() } }
-        let message = "left out of the HTTPS certificate: \(outside.joined(separator: ", ")); the local certificate authority in "
-            + "\(authority.directory) vouches for \(authority.certificate.nameConstraints?.description ?? "") only, and names "
-            + "cannot be added to it: for these, make a new one (\(CertificateAuthority.renewal(authority.directory))) "
-            + "and trust its ca.pem"
-        if askedOutside.isEmpty { logger.debug("\(message)") } else { logger.warning("\(message)") }
-        return wanted.filter(authority.permits)
+        return TLSSetup(port: UInt16(port), directory: directory, names: names,
+                        ownCertificate: certificate.flatMap { certificate in key.map { (certificate, $0) } },
+                        cataloguePort: UInt16(cataloguePort), catalogue: !noCatalogue, replacesPlainHTTP: replacingPlainHTTP)
     }
 
     /// These options as arguments of `serve` (see `ServeOptions.arguments`).

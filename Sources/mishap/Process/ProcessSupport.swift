@@ -33,8 +33,3 @@ func raiseDescriptorLimit(for wanted: Int, logger: Logger) -> Int {
     }
     return fitting
 }
-
-/// Whether a --host value only accepts connections from this machine.
-func isLoopback(host: String) -> Bool {
-    host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-}
