@@ -88,6 +88,22 @@ public enum FileSystem {
         return .success(bytes)
     }
 
+    /// What `stat` says of a file (links followed): its size, modification time and inode.
+    public struct Status: Equatable, Sendable {
+        public var size: Int
+        public var modifiedSeconds: Int
+        public var modifiedNanoseconds: Int
+        public var inode: Int
+    }
+
+    /// The status of the file at `path`; nil when it cannot be looked at.
+    public static func status(_ path: String) -> Status? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Status(size: Int(info.st_size), modifiedSeconds: Int(info.st_mtim.tv_sec),
+                      modifiedNanoseconds: Int(info.st_mtim.tv_nsec), inode: Int(info.st_ino))
+    }
+
     /// A small file's text (invalid UTF-8 replaced), or nil when it cannot be read.
     public static func readText(_ path: String) -> String? {
         readBytes(path).map { String(decoding: $0, as: UTF8.self) }

@@ -1,9 +1,9 @@
 // The C library, under the name each platform gives it. MishapSupport's files import it each
 // (as here), and the other modules are to call the system only through MishapSupport's own
 // functions (`Platform`, `FileSystem`, `Socket`, `Threads`, `Signals`...), as swift-nio's
-// NIOPosix does through its `Posix` enum. MishapEngine, MishapPattern, MishapScenarios,
-// MishapRecording, MishapTLS and MishapUpstream do; until MishapHTTP, MishapService and the
-// command line do too, it is still exported from here.
+// NIOPosix does through its `Posix` enum. All but the command line do (MishapEngine,
+// MishapPattern, MishapScenarios, MishapRecording, MishapTLS, MishapUpstream, MishapHTTP and
+// MishapService); until it does too, the C library is still exported from here.
 #if canImport(Glibc)
 @_exported import Glibc
 #elseif canImport(Darwin)

@@ -32,8 +32,7 @@ enum Dashboard {
 
     /// Where the files are read from instead of the binary, for work on the page itself.
     static let folder: String? = {
-        guard let value = getenv("MISHAP_UI_DIR") else { return nil }
-        let path = String(cString: value)
+        guard let path = Platform.environment("MISHAP_UI_DIR") else { return nil }
         return path.isEmpty ? nil : path
     }()
 

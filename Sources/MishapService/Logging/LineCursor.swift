@@ -34,8 +34,7 @@ struct LineCursor {
         literal(key)
         var at = self.at
         RequestLogLine.withUTF8(of: value) { bytes in
-            // memchr: `utf8.contains` walks the view generically, several times slower.
-            let quoted = bytes.isEmpty || memchr(bytes.baseAddress!, Int32(UInt8(ascii: " ")), bytes.count) != nil
+            let quoted = bytes.isEmpty || ByteSearch.contains(UInt8(ascii: " "), in: bytes)
             if quoted { at.initialize(to: UInt8(ascii: "\"")); at += 1 }
             if let base = bytes.baseAddress { at.initialize(from: base, count: bytes.count) }
             at += bytes.count

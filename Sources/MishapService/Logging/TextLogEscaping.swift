@@ -102,8 +102,7 @@ extension LineCursor {
         literal(key)
         var quoted = false
         RequestLogLine.withUTF8(of: value) { bytes in
-            // memchr: `utf8.contains` walks the view generically, several times slower.
-            quoted = bytes.isEmpty || memchr(bytes.baseAddress!, Int32(UInt8(ascii: " ")), bytes.count) != nil
+            quoted = bytes.isEmpty || ByteSearch.contains(UInt8(ascii: " "), in: bytes)
         }
         if quoted { byte(UInt8(ascii: "\"")) }
         escapedText(value)

@@ -58,7 +58,7 @@ public final class ScenarioWatcher: @unchecked Sendable {
             return !running
         }) else { return }
         guard let pipe = FileDescriptor.makePipe(nonBlocking: true) else {
-            throw WatchError(reason: "pipe: \(Platform.describe(errno: errno))")
+            throw WatchError(reason: "pipe: \(Platform.describeLastError())")
         }
         wakeup = pipe
         let events = forcePolling ? nil : FileEvents()
@@ -70,8 +70,8 @@ public final class ScenarioWatcher: @unchecked Sendable {
         let snapshot = events == nil ? Self.snapshot(of: directory) : [:]
         let context = WatchContext(watcher: self, events: events, watches: watches, snapshot: snapshot)
         guard let thread = OwnThread({ context.run() }) else {
-            close(pipe.read)
-            close(pipe.write)
+            FileDescriptor.close(pipe.read)
+            FileDescriptor.close(pipe.write)
             running.withLock { $0 = false }
             throw WatchError(reason: "cannot start a thread")
         }
@@ -84,11 +84,10 @@ public final class ScenarioWatcher: @unchecked Sendable {
             defer { running = false }
             return running
         }) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeup.write, &byte, 1)
+        FileDescriptor.writeByte(wakeup.write)
         thread?.join()
-        close(wakeup.read)
-        close(wakeup.write)
+        FileDescriptor.close(wakeup.read)
+        FileDescriptor.close(wakeup.write)
     }
 
     deinit { stop() }
@@ -136,12 +135,11 @@ public final class ScenarioWatcher: @unchecked Sendable {
             while true {
                 let reportAt = pending.reportAt
                 let wakeAt = [reportAt, rearmAt].compactMap { $0 }.min()
-                var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 2, wakeAt.map { milliseconds(ContinuousClock.now.duration(to: $0)) } ?? -1)
-                if ready < 0 && errno == EINTR { continue }
-                if fds[0].revents != 0 { return }
-                if fds[1].revents != 0 {
+                let ready = Socket.waitForReading([watcher.wakeup.read, events.descriptor],
+                                                  timeoutMilliseconds: wakeAt.map { milliseconds(ContinuousClock.now.duration(to: $0)) } ?? -1)
+                    ?? [false, false]
+                if ready[0] { return }
+                if ready[1] {
                     let seen = ContinuousClock.now
                     let concerning = events.read().filter(watches.concerns)
                     for event in concerning {
@@ -179,10 +177,8 @@ public final class ScenarioWatcher: @unchecked Sendable {
             var pending = PendingChanges(settle: watcher.settle, writeSettle: watcher.writeSettle)
             while true {
                 let wait = pending.reportAt.map { min(ContinuousClock.now.duration(to: $0), watcher.pollInterval) }
-                var fds = [pollfd(fd: watcher.wakeup.read, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 1, milliseconds(wait ?? watcher.pollInterval))
-                if ready < 0 && errno == EINTR { continue }
-                if fds[0].revents != 0 { return }
+                let ready = Socket.waitForReading([watcher.wakeup.read], timeoutMilliseconds: milliseconds(wait ?? watcher.pollInterval))
+                if ready?[0] == true { return }
                 let current = ScenarioWatcher.snapshot(of: watcher.directory)
                 let now = ContinuousClock.now
                 if current != last {
@@ -235,10 +231,9 @@ public final class ScenarioWatcher: @unchecked Sendable {
         var files: [String: [Int]] = [:]
         for folder in folders(under: root) {
             for (name, isFolder) in FileSystem.entries(of: folder) where !isFolder {
-                var info = stat()
                 let path = folder + "/" + name
-                if stat(path, &info) == 0 {
-                    files[path] = [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
+                if let status = FileSystem.status(path) {
+                    files[path] = [status.size, status.modifiedSeconds, status.modifiedNanoseconds, status.inode]
                 }
             }
         }

@@ -1,15 +1,21 @@
-import MishapSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A resolved IPv4 or IPv6 address to bind, kept in storage libmicrohttpd can read.
-struct SocketAddress {
-    var storage = sockaddr_storage()
-    var isIPv6 = false
+public struct SocketAddress {
+    /// The address, as `getaddrinfo` gave it.
+    public var storage = sockaddr_storage()
+    /// Whether it is an IPv6 address.
+    public var isIPv6 = false
     /// The IPv6 any-address (`::`): bound dual-stack, it serves IPv4 clients too, as `::` does on
     /// most servers (phones on Wi-Fi often reach a laptop over IPv4 only).
-    var isIPv6Any = false
+    public var isIPv6Any = false
 
     /// Resolves `host` (a literal address or a name) for a passive TCP socket on `port`.
-    init?(host: String, port: UInt16) {
+    public init?(host: String, port: UInt16) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -32,5 +38,13 @@ struct SocketAddress {
             let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self).sin6_addr }
             isIPv6Any = withUnsafeBytes(of: address) { $0.allSatisfy { $0 == 0 } }
         }
+    }
+
+    /// The address family (`AF_INET` or `AF_INET6`).
+    public var family: Int32 { Int32(storage.ss_family) }
+
+    /// Calls `body` with the address as the `sockaddr` the C library and libmicrohttpd take.
+    public mutating func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>) -> Result) -> Result {
+        withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
     }
 }
