@@ -1,13 +1,12 @@
-// The C library, under the name each platform gives it. MishapSupport's files import it each
-// (as here), and the other modules are to call the system only through MishapSupport's own
-// functions (`Platform`, `FileSystem`, `Socket`, `Threads`, `Signals`...), as swift-nio's
-// NIOPosix does through its `Posix` enum. All but the command line do (MishapEngine,
-// MishapPattern, MishapScenarios, MishapRecording, MishapTLS, MishapUpstream, MishapHTTP and
-// MishapService); until it does too, the C library is still exported from here.
+// The C library, under the name each platform gives it. Only MishapSupport imports it, each of
+// its files that calls it (as here): every other module calls the system through MishapSupport's
+// own functions (`Platform`, `Processes`, `FileSystem`, `FileDescriptor`, `Socket`, `Threads`,
+// `Signals`...), as swift-nio's NIOPosix does through its `Posix` enum, so this module is the
+// one seam between Mishap and the platform.
 #if canImport(Glibc)
-@_exported import Glibc
+import Glibc
 #elseif canImport(Darwin)
-@_exported import Darwin
+import Darwin
 #endif
 
 /// The platform-specific facts the rest of Mishap asks about.

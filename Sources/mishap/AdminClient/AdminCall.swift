@@ -57,9 +57,8 @@ func adminExchange(url: String, token: String?, method: String = "GET", target: 
     case .failure(.refused(let reason)): return .failure(AdminCallFailure("nothing accepts connections at \(url): \(reason)"))
     case .failure(let failure): return .failure(AdminCallFailure(failure.description))
     }
-    defer { close(descriptor) }
-    var timeout = timeval(tv_sec: Int(timeoutMilliseconds / 1000), tv_usec: Int(timeoutMilliseconds % 1000) * 1000)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    defer { FileDescriptor.close(descriptor) }
+    Socket.setReceiveTimeout(descriptor, milliseconds: timeoutMilliseconds)
     let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
     let content = body.isEmpty ? "" : "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
     let request = "\(method) \(target) HTTP/1.1\r\nHost: \(rest)\r\n\(authorization)\(content)Connection: close\r\n\r\n\(body)"

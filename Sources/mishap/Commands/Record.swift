@@ -93,7 +93,7 @@ struct Record: ParsableCommand {
             throw ExitCode.failure
         }
         // Signals are taken synchronously by this thread; every other thread inherits the mask.
-        var signals = SignalSet(blocking: [SIGINT, SIGTERM, SIGHUP])
+        var signals = SignalSet(blocking: [SignalNumber.interrupt, SignalNumber.terminate, SignalNumber.hangUp])
         if let problem = UpstreamClient.loadLibrary() {
             printError("mishap: --upstream: \(problem)")
             throw ExitCode.failure
@@ -131,8 +131,8 @@ struct Record: ParsableCommand {
         logger.info("recording the answers of \(upstreamURL) into \(out)")
 
         var received: Int32
-        repeat { received = signals.wait() } while received == SIGHUP
-        let name = received == SIGINT ? "SIGINT" : "SIGTERM"
+        repeat { received = signals.wait() } while received == SignalNumber.hangUp
+        let name = received == SignalNumber.interrupt ? "SIGINT" : "SIGTERM"
         logger.info("received \(name), stopping")
         let cut = mishap.stop(grace: grace.duration)
         if cut > 0 { logger.warning("\(cut) request(s) still in flight after the grace period were cut short") }
@@ -162,6 +162,6 @@ struct Record: ParsableCommand {
         } else {
             print(line)
         }
-        fflush(nil)
+        Processes.flushStandardStreams()
     }
 }

@@ -59,7 +59,7 @@ struct Serve: ParsableCommand {
         }
 
         // Signals are taken synchronously by this thread; every other thread inherits the mask.
-        var signals = SignalSet(blocking: [SIGINT, SIGTERM, SIGHUP])
+        var signals = SignalSet(blocking: [SignalNumber.interrupt, SignalNumber.terminate, SignalNumber.hangUp])
 
         if options.upstreamOptions.url != nil, let problem = UpstreamClient.loadLibrary() {
             printError("mishap: --upstream: \(problem)")
@@ -100,8 +100,8 @@ struct Serve: ParsableCommand {
             logger.warning("listening on \(options.host): other machines can reach this server (\(admin))")
         }
 
-        if let pidFile, !pidFile.write(pid: getpid(), url: url) {
-            printError("mishap: cannot write the pid file \(pidFile.path): \(Platform.describe(errno: errno))")
+        if let pidFile, !pidFile.write(pid: Processes.current, url: url) {
+            printError("mishap: cannot write the pid file \(pidFile.path): \(Platform.describeLastError())")
             mishap.stop()
             throw ExitCode.failure
         }
@@ -134,14 +134,14 @@ struct Serve: ParsableCommand {
             // protocols a String conforms to, about 0.7 million instructions the first time.
             var text = ""
             for (line, _) in lines { text += line + "\n" }
-            fflush(nil)
+            Processes.flushStandardStreams()
             _ = FileDescriptor.writeAll(1, text)
         }
-        fflush(nil)
+        Processes.flushStandardStreams()
         logger.info("serving \(scenarios.endpoints.count) endpoint(s) from \(scenarios.files.count) file(s) in \(directory) (\(mishap.server.eventLoop.rawValue) event loop)\(mishap.watcher.map { ", watching it (\($0.mechanism.rawValue))" } ?? "")")
         if let descriptor = options.readyDescriptor {
             _ = FileDescriptor.writeAll(descriptor, url + "\n")
-            close(descriptor)
+            FileDescriptor.close(descriptor)
         }
 
         // A second after serving starts (unless a signal comes first), what starting used and
@@ -165,14 +165,14 @@ struct Serve: ParsableCommand {
                 givenBack = true
                 continue
             }
-            if received == SIGHUP {
+            if received == SignalNumber.hangUp {
                 logger.info("received SIGHUP, reloading")
                 _ = try? mishap.reload()
                 continue
             }
             break
         }
-        let name = received == SIGINT ? "SIGINT" : "SIGTERM"
+        let name = received == SignalNumber.interrupt ? "SIGINT" : "SIGTERM"
         let inFlight = mishap.requestsInFlight
         logger.info("received \(name), stopping\(inFlight > 0 ? "; letting \(inFlight) request(s) in flight finish (up to \(options.grace.seconds) s)" : "")")
         let cut = mishap.stop(grace: options.grace.duration)

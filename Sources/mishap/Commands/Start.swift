@@ -43,13 +43,12 @@ struct Start: ParsableCommand {
         var serving = false
         defer { if !serving { pidFile.remove() } }
 
-        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard log >= 0 else {
-            printError("mishap: cannot open the log file \(logPath): \(Platform.describe(errno: errno))")
+        guard let log = FileDescriptor.open(logPath, .appendCreating) else {
+            printError("mishap: cannot open the log file \(logPath): \(Platform.describeLastError())")
             throw ExitCode.failure
         }
-        defer { close(log) }
-        let logStart = lseek(log, 0, SEEK_END)
+        defer { FileDescriptor.close(log) }
+        let logStart = FileDescriptor.endOffset(log)
 
         guard let ready = FileDescriptor.makePipe() else {
             printError("mishap: cannot create a pipe")
@@ -64,12 +63,12 @@ struct Start: ParsableCommand {
         serve.readyDescriptor = 3
         // Renumbered above 4 first, so that giving the child descriptor 3 cannot overwrite
         // one that is still to become 4 (the pid file, opened first, may well be 3 here).
-        let passing = [ready.write, pidFile.descriptor].map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+        let passing = [ready.write, pidFile.descriptor].map { FileDescriptor.duplicate($0, atLeast: 10) ?? -1 }
         let spawned = passing.contains { $0 < 0 } ? nil
             : Spawn.detached(arguments: ["mishap", "serve"] + serve.arguments, output: log, passing: passing)
-        for descriptor in passing where descriptor >= 0 { close(descriptor) }
-        close(ready.write)
-        defer { close(ready.read) }
+        for descriptor in passing where descriptor >= 0 { FileDescriptor.close(descriptor) }
+        FileDescriptor.close(ready.write)
+        defer { FileDescriptor.close(ready.read) }
         guard case .success(let child) = spawned else {
             if case .failure(let error) = spawned { printError("mishap: cannot start the server: \(error)") }
             if spawned == nil { printError("mishap: cannot start the server: no descriptors to hand it") }
@@ -82,14 +81,17 @@ struct Start: ParsableCommand {
             return
         }
         // No URL: the server failed (its reasons are in the log) or is too slow.
-        var status: Int32 = 0
-        let exited = waitpid(child, &status, WNOHANG) == child || (usleep(200_000) == 0 && waitpid(child, &status, WNOHANG) == child)
+        var status = Processes.waitStatusIfExited(child)
+        if status == nil {
+            Processes.pause(milliseconds: 200)
+            status = Processes.waitStatusIfExited(child)
+        }
         let output = (FileSystem.readText(logPath) ?? "").utf8.dropFirst(Int(max(0, logStart)))
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(20)
-        if exited {
+        if let status {
             printError("mishap: the server did not start (exit status \(status >> 8)):")
         } else {
-            kill(child, SIGTERM)
+            Processes.send(SignalNumber.terminate, to: child)
             printError("mishap: the server did not accept connections within \(timeout.seconds) s; stopped it:")
         }
         for line in lines { printError("  \(line)") }
@@ -101,14 +103,13 @@ struct Start: ParsableCommand {
         var bytes: [UInt8] = []
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
-            var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
             let left = deadline - ContinuousClock.now
-            let ready = poll(&fds, 1, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { return nil }
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            // Nothing ready: the time is up (the loop ends) or a signal came first (it waits on).
+            guard let ready = Socket.waitForReading([descriptor], timeoutMilliseconds: milliseconds) else { return nil }
+            guard ready[0] else { continue }
             var buffer = [UInt8](repeating: 0, count: 512)
-            let count = read(descriptor, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = FileDescriptor.readSome(descriptor, into: &buffer)
             if count <= 0 { return nil }
             bytes += buffer[..<count]
             if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {

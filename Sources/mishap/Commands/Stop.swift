@@ -29,7 +29,7 @@ struct Stop: ParsableCommand {
         // Passing states: a server claimed the pid file a moment ago and has not written its pid
         // yet, or one that failed to start is gone while `start` still holds the file.
         while check.isPassing, ContinuousClock.now < deadline {
-            usleep(20_000)
+            Processes.pause(milliseconds: 20)
             check = PidFile.check(path)
         }
         let file: PidFile
@@ -63,13 +63,13 @@ struct Stop: ParsableCommand {
         case .server(let server, _):
             file = server
         }
-        kill(file.pid, SIGTERM)
+        Processes.send(SignalNumber.terminate, to: file.pid)
         while ProcessIdentity.isAlive(file.pid) {
             guard ContinuousClock.now < deadline else {
                 printError("mishap: process \(file.pid) is still running \(timeout.seconds) s after SIGTERM")
                 throw ExitCode.failure
             }
-            usleep(20_000)
+            Processes.pause(milliseconds: 20)
         }
         // The server removes its pid file as it exits; this one could not (a server killed).
         PidFileLock.removeStale(path)

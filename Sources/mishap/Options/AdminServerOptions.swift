@@ -19,7 +19,7 @@ struct AdminServerOptions<Help: AdminServerHelp>: ParsableArguments {
 
     /// The admin token: `--admin-token`, else `MISHAP_ADMIN_TOKEN`, else none.
     var token: String? {
-        adminToken ?? getenv(ServeOptions.adminTokenVariable).map { String(cString: $0) }
+        adminToken ?? Platform.environment(ServeOptions.adminTokenVariable)
     }
 
     /// The server to call: `--url`, else the one the pid file names, else `defaultServerURL`.

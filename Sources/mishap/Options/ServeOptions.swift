@@ -85,7 +85,7 @@ struct ServeOptions: ParsableArguments {
 
     /// The admin token: the flag, else the environment variable.
     var adminToken: String? {
-        adminTokenOption ?? getenv(Self.adminTokenVariable).map { String(cString: $0) }
+        adminTokenOption ?? Platform.environment(Self.adminTokenVariable)
     }
 
     static let adminTokenVariable = "MISHAP_ADMIN_TOKEN"

@@ -13,7 +13,7 @@ struct PidFileOption: ParsableArguments {
 
     /// `$MISHAP_PID_FILE`, when set and not empty.
     static var fromEnvironment: String? {
-        getenv(variable).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        Platform.environment(variable).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Where the pid file is when none is given: `$MISHAP_PID_FILE`, else `./mishap.pid`.
@@ -24,7 +24,7 @@ struct PidFileOption: ParsableArguments {
 /// pid, as earlier versions could write, read as a pid without a URL.
 struct PidFile {
     let path: String
-    let pid: pid_t
+    let pid: ProcessID
     let url: String?
 
     /// The file's contents; nil when there is no readable pid file, or no pid in it.
@@ -34,21 +34,14 @@ struct PidFile {
 
     /// The contents of an open pid file (read from its start); nil when there is no pid in it.
     static func read(descriptor: Int32, path: String) -> PidFile? {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 512)
-        while bytes.count < 64 << 10 {
-            let count = pread(descriptor, &buffer, buffer.count, off_t(bytes.count))
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += buffer[..<count]
-        }
+        let bytes = FileDescriptor.readFromStart(descriptor, limit: 64 << 10)
         return parse(String(decoding: bytes, as: UTF8.self), path: path)
     }
 
     /// A pid on the first line and, if any, a URL on the second.
     static func parse(_ text: String, path: String) -> PidFile? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let first = lines.first, let pid = pid_t(first.trimmingASCIIWhitespace()), pid > 0 else { return nil }
+        guard let first = lines.first, let pid = ProcessID(first.trimmingASCIIWhitespace()), pid > 0 else { return nil }
         let url = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
         return PidFile(path: path, pid: pid, url: url)
     }
@@ -62,12 +55,10 @@ struct PidFile {
     /// and whether the process the file names is that server. The pid alone is not trusted: a
     /// pid can be reused, and a file can name any process.
     static func check(_ path: String) -> PidFileCheck {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = errno
-            return error == ENOENT || error == ENOTDIR ? .absent : .unreadable(Platform.describe(errno: error))
+        guard let descriptor = FileDescriptor.open(path, .read) else {
+            return FileDescriptor.lastErrorIsNoSuchFile ? .absent : .unreadable(Platform.describeLastError())
         }
-        defer { close(descriptor) }
+        defer { FileDescriptor.close(descriptor) }
         let held = PidFileLock.isHeld(descriptor)
         guard let file = read(descriptor: descriptor, path: path) else { return held == true ? .starting : .stale(nil) }
         guard ProcessIdentity.isAlive(file.pid) else { return held == true ? .heldByAnother(file) : .stale(file) }

@@ -53,39 +53,38 @@ final class PidFileLock {
     static func claim(_ path: String, patience: Duration = .milliseconds(500)) -> Result<Claim, ClaimFailure> {
         let deadline = ContinuousClock.now + patience
         while true {
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { return .failure(.cannotWrite(Platform.describe(errno: errno))) }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                let error = errno
-                close(descriptor)
-                guard error == EWOULDBLOCK || error == EINTR else {
-                    return .failure(.cannotWrite("cannot lock it: \(Platform.describe(errno: error))"))
-                }
+            guard let descriptor = FileDescriptor.open(path, .readWriteCreating) else {
+                return .failure(.cannotWrite(Platform.describeLastError()))
+            }
+            let locked = FileDescriptor.lock(descriptor, exclusive: true)
+            guard locked == .locked else {
+                FileDescriptor.close(descriptor)
+                if case .failed(let reason) = locked { return .failure(.cannotWrite("cannot lock it: \(reason)")) }
                 let holder = PidFile.check(path)
                 if case .server(let file, _) = holder { return .failure(.alreadyRunning(file)) }
                 guard ContinuousClock.now < deadline else {
                     if case .heldByAnother(let file) = holder { return .failure(.alreadyRunning(file)) }
                     return .failure(.alreadyRunning(nil))
                 }
-                usleep(10_000)
+                Processes.pause(milliseconds: 10)
                 continue
             }
             // Removed (by a server exiting, or stop) or replaced between the open and the lock:
             // the lock is on a file no one else will look at; open the path again.
             guard let opened = FileIdentity(descriptor: descriptor), FileIdentity(path: path) == opened else {
-                close(descriptor)
+                FileDescriptor.close(descriptor)
                 guard ContinuousClock.now < deadline else { return .failure(.alreadyRunning(nil)) }
                 continue
             }
             let previous = PidFile.read(descriptor: descriptor, path: path)
             // A server of an earlier version holds no lock but may run.
             if let previous, ProcessIdentity.isAlive(previous.pid), ProcessIdentity.isUnlockedServer(previous.pid, pidFile: path) {
-                close(descriptor)
+                FileDescriptor.close(descriptor)
                 return .failure(.alreadyRunning(previous))
             }
-            guard ftruncate(descriptor, 0) == 0 else {
-                let reason = Platform.describe(errno: errno)
-                close(descriptor)
+            guard FileDescriptor.rewrite(descriptor, with: []) else {
+                let reason = Platform.describeLastError()
+                FileDescriptor.close(descriptor)
                 return .failure(.cannotWrite(reason))
             }
             return .success(Claim(lock: PidFileLock(path: path, descriptor: descriptor), replaced: previous))
@@ -96,40 +95,34 @@ final class PidFileLock {
     /// `path` with its lock; nil otherwise.
     static func adopt(descriptor: Int32, path: String) -> PidFileLock? {
         guard let handed = FileIdentity(descriptor: descriptor), FileIdentity(path: path) == handed,
-              flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return nil }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+              FileDescriptor.lock(descriptor, exclusive: true) == .locked else { return nil }
+        FileDescriptor.closeOnExec(descriptor)
         return PidFileLock(path: path, descriptor: descriptor)
     }
 
     /// Whether some process holds the lock of the pid file open as `descriptor`; nil when locks
     /// do not work there. Looking takes a shared lock for an instant.
     static func isHeld(_ descriptor: Int32) -> Bool? {
-        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
-            _ = flock(descriptor, LOCK_UN)
+        switch FileDescriptor.lock(descriptor, exclusive: false) {
+        case .locked:
+            FileDescriptor.unlock(descriptor)
             return false
+        case .heldElsewhere: return true
+        case .failed: return nil
         }
-        return errno == EWOULDBLOCK ? true : nil
     }
 
     /// Writes the pid, and the URL once there is one, in place (the lock is on this file: a new
     /// file renamed over it would have none); false on an error.
-    func write(pid: pid_t, url: String?) -> Bool {
-        let bytes = Array("\(pid)\n\(url.map { $0 + "\n" } ?? "")".utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(offset)) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return false }
-            offset += written
-        }
-        return ftruncate(descriptor, off_t(bytes.count)) == 0
+    func write(pid: ProcessID, url: String?) -> Bool {
+        FileDescriptor.rewrite(descriptor, with: Array("\(pid)\n\(url.map { $0 + "\n" } ?? "")".utf8))
     }
 
     /// Removes the pid file, if the path still leads to this one, and lets go of the lock.
     func remove() {
         guard isOpen else { return }
-        if let held = FileIdentity(descriptor: descriptor), FileIdentity(path: path) == held { unlink(path) }
-        close(descriptor)
+        if let held = FileIdentity(descriptor: descriptor), FileIdentity(path: path) == held { FileSystem.remove(path) }
+        FileDescriptor.close(descriptor)
         isOpen = false
     }
 
@@ -137,12 +130,11 @@ final class PidFileLock {
     /// exited without removing it); true when there is none left.
     @discardableResult
     static func removeStale(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return errno == ENOENT }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        guard let descriptor = FileDescriptor.open(path, .read) else { return FileDescriptor.lastErrorIsNoSuchFile }
+        defer { FileDescriptor.close(descriptor) }
+        guard FileDescriptor.lock(descriptor, exclusive: true) == .locked else { return false }
         guard let opened = FileIdentity(descriptor: descriptor), FileIdentity(path: path) == opened else { return true }
-        return unlink(path) == 0
+        return FileSystem.remove(path)
     }
 }
 
@@ -166,8 +158,8 @@ extension PidFileLock {
                 lock = claim.lock
             }
         }
-        guard lock.write(pid: getpid(), url: nil) else {
-            printError("mishap: cannot write the pid file \(path): \(Platform.describe(errno: errno))")
+        guard lock.write(pid: Processes.current, url: nil) else {
+            printError("mishap: cannot write the pid file \(path): \(Platform.describeLastError())")
             lock.remove()
             throw ExitCode.failure
         }

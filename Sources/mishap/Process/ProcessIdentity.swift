@@ -7,8 +7,8 @@ import MishapSupport
 enum ProcessIdentity {
     /// True when the process exists and has not exited (a zombie, exited but not yet reaped by
     /// its parent, has).
-    static func isAlive(_ pid: pid_t) -> Bool {
-        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+    static func isAlive(_ pid: ProcessID) -> Bool {
+        guard Processes.exists(pid) else { return false }
         #if os(Linux)
         guard let stat = FileSystem.readText("/proc/\(pid)/stat") else { return false }
         // The state follows the command name, which is in parentheses and may hold anything.
@@ -23,7 +23,7 @@ enum ProcessIdentity {
     /// Whether the process holds `file` (a device and inode) open: true or false where the
     /// process's descriptors can be listed (`/proc/PID/fd` on Linux, for the same user or root);
     /// nil where they cannot, so nothing can be said.
-    static func holdsOpen(_ pid: pid_t, _ file: FileIdentity) -> Bool? {
+    static func holdsOpen(_ pid: ProcessID, _ file: FileIdentity) -> Bool? {
         #if os(Linux)
         let folder = "/proc/\(pid)/fd"
         let entries = FileSystem.entries(of: folder)
@@ -39,7 +39,7 @@ enum ProcessIdentity {
     /// a program named `mishap` whose command line serves (`serve`, or no subcommand) with
     /// `--pid-file` naming that very file. Such a server took no lock on its pid file, so this is
     /// how its pid file is still recognised. False where command lines cannot be read.
-    static func isUnlockedServer(_ pid: pid_t, pidFile path: String) -> Bool {
+    static func isUnlockedServer(_ pid: ProcessID, pidFile path: String) -> Bool {
         #if os(Linux)
         guard let commandLine = FileSystem.readText("/proc/\(pid)/cmdline") else { return false }
         let words = commandLine.split(separator: "\0").map(String.init)
@@ -66,27 +66,5 @@ enum ProcessIdentity {
         #else
         return false
         #endif
-    }
-}
-
-/// A file as the system knows it, whatever the path it is reached by: its device and inode.
-struct FileIdentity: Equatable {
-    let device: UInt64
-    let inode: UInt64
-
-    /// The file at `path` (links followed); nil when there is none.
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(truncatingIfNeeded: info.st_dev)
-        inode = UInt64(truncatingIfNeeded: info.st_ino)
-    }
-
-    /// The file open as `descriptor`; nil when it is not open.
-    init?(descriptor: Int32) {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        device = UInt64(truncatingIfNeeded: info.st_dev)
-        inode = UInt64(truncatingIfNeeded: info.st_ino)
     }
 }
