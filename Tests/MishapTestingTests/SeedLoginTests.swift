@@ -4,7 +4,7 @@ import Testing
 
 /// `POST /login` of the default scenarios, as the login screens of seeds 000 and 001 use it:
 /// success `{"user_id","token"}`, failures `{"error_message"}`.
-@Suite(.onBlockingThreads) struct LoginTests {
+@Suite(.onBlockingThreads) struct SeedLoginTests {
     static let john = LoginResponse(userID: "123", token: "c7d83mdla_3ms")
 
     /// The right email and password sign in with a token.

@@ -8,7 +8,7 @@ import Testing
 /// sent, so a file declaring more is refused where it does, and headers that grow past the limit
 /// through placeholders are planned as a 500.
 @Suite("Response header limit")
-struct ResponseHeadLimitTests {
+struct ResponseHeadLimitLoadingTests {
     static let limit = ResponseHead.maximumHeaderBytes
 
     /// A value making the header `name` take `bytes` bytes (name, `: `, value, CRLF).

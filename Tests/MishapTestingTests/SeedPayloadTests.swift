@@ -4,7 +4,7 @@ import Testing
 
 /// 200 answers the client cannot decode. Seed 002 tells the user to update the app; retrying
 /// would get the same body, so the client does not.
-@Suite(.onBlockingThreads) struct PayloadTests {
+@Suite(.onBlockingThreads) struct SeedPayloadTests {
     /// `illegalresponse` answers `{"isAvailable":false}` without `userName`: `.decoding`.
     @Test func illegalResponseIsADecodingError() async throws {
         try await Mishap.withServer(scenarios: defaultScenarios) { mishap in

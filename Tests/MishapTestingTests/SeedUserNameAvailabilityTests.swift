@@ -4,7 +4,7 @@ import Testing
 
 /// `GET /isUserNameAvailable` of the default scenarios, row by row, as the seed's sign-up form
 /// sees it: an answer, or a validation error whose reason is shown under the field.
-@Suite(.onBlockingThreads) struct UserNameAvailabilityTests {
+@Suite(.onBlockingThreads) struct SeedUserNameAvailabilityTests {
     /// Each 400 row becomes `.validation` with the server's reason, word for word, and is not retried.
     @Test(arguments: [
         ("", "Username must not be empty"),

@@ -6,7 +6,7 @@ import Testing
 /// `MishapOptions(upstream:)`: a test's Mishap in front of another server (here another
 /// Mishap with the default scenarios, standing in for the real backend) breaks only the
 /// requests its rules claim; the app's other calls reach the backend.
-@Suite(.onBlockingThreads) struct UpstreamTests {
+@Suite(.onBlockingThreads) struct MishapOptionsUpstreamTests {
     static let loginDown = """
         endpoint: POST /login
         rules:
