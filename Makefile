@@ -67,14 +67,14 @@ uninstall:
 ## alone: they keep both cores busy for several seconds, which would starve the tests that
 ## measure delays. The HTTP fuzzer, which waits on a real server, runs apart from the scenario
 ## fuzzers, whose huge files and 100,000-rule sets would stall its server and its clients.
-FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
+FUZZ_TESTS := MishapFuzzTests
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
-	$(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
+	$(SWIFT) test --skip-build --skip MishapCLITests --skip $(FUZZ_TESTS)
+	$(SWIFT) test --skip-build --filter MishapCLITests
 	python3 -m unittest discover -s Tests/python -v
-	$(SWIFT) test --skip-build --filter HTTPFuzzTests
-	$(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
+	$(SWIFT) test --skip-build --filter $(FUZZ_TESTS).HTTPFuzzTests
+	$(SWIFT) test --skip-build --filter $(FUZZ_TESTS) --skip $(FUZZ_TESTS).HTTPFuzzTests
 
 ## check: every test, then a brief smoke pass of the benchmark harness and the image check (both
 ## build the release binary of make release, in .build/release; the benchmarks install wrk if it is missing)
