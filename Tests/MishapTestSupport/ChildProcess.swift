@@ -80,7 +80,7 @@ public final class ChildProcess {
 
     /// Starts the built `mishap` binary.
     public static func mishap(_ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:],
-                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
+                              sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
         let binary = try #require(Paths.mishap, "the mishap binary was not found next to the test bundle; run swift build --build-tests",
                                   sourceLocation: sourceLocation)
         return try ChildProcess(binary, arguments, currentDirectory: currentDirectory, environment: environment)
@@ -151,7 +151,7 @@ public struct Finished {
 
 /// Runs a command to completion (killed after `timeout`).
 public func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
-         environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> Finished {
+                environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> Finished {
     let child = try ChildProcess(executable, arguments, currentDirectory: currentDirectory, environment: environment)
     defer { child.kill() }
     let exited = await child.waitForExit(timeout: timeout)
@@ -161,7 +161,7 @@ public func run(_ executable: String, _ arguments: [String], currentDirectory: S
 
 /// Runs the built `mishap` binary to completion.
 public func runMishap(_ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:],
-               timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws -> Finished {
+                      timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws -> Finished {
     let binary = try #require(Paths.mishap, "the mishap binary was not found next to the test bundle",
                               sourceLocation: sourceLocation)
     return try await run(binary, arguments, currentDirectory: currentDirectory, environment: environment, timeout: timeout)
@@ -170,13 +170,55 @@ public func runMishap(_ arguments: [String], currentDirectory: String? = nil, en
 /// The port in `mishap listening on http://127.0.0.1:PORT` (or in the `url` of that line as JSON,
 /// under `--log-format json`), or nil when the line is not that.
 public func listeningPort(_ line: String) -> UInt16? {
-    if line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-       object["message"] as? String == "mishap listening on \(object["url"] as? String ?? "")", let url = object["url"] as? String {
-        return listeningPort("mishap listening on " + url)
-    }
-    let prefix = "mishap listening on http://127.0.0.1:"
-    guard line.hasPrefix(prefix) else { return nil }
-    let digits = line.dropFirst(prefix.count)
+    let prefix = "http://127.0.0.1:"
+    guard let url = listeningURL(line), url.hasPrefix(prefix) else { return nil }
+    let digits = url.dropFirst(prefix.count)
     guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
     return UInt16(digits)
+}
+
+/// A server started with `ChildProcess.serving` printed no listening line.
+public struct NotListening: Error {
+    public init() {}
+}
+
+/// The URL in a `mishap listening on URL` line (followed or not by ` (pin ...)`), or in the
+/// `url` of that line as JSON under `--log-format json`; nil when the line is not that.
+public func listeningURL(_ line: String) -> String? {
+    if line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+       let url = object["url"] as? String, object["message"] as? String == "mishap listening on \(url)" {
+        return url
+    }
+    let prefix = "mishap listening on "
+    guard line.hasPrefix(prefix) else { return nil }
+    let url = line.dropFirst(prefix.count).prefix { $0 != " " }
+    return url.hasPrefix("http://") || url.hasPrefix("https://") ? String(url) : nil
+}
+
+extension ChildProcess {
+    /// Starts the built `mishap` with `arguments` (`serve`, `record`...) and waits for its
+    /// listening line: the process, the URL the line names (any host) and its port. When no
+    /// line comes the process is killed and `NotListening` thrown, after `attempts` tries half a
+    /// second apart (more than one for a fixed port another process may hold for a moment).
+    /// The one way the command-line tests start a server.
+    public static func serving(_ arguments: [String], environment: [String: String] = [:], attempts: Int = 1,
+                               sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> (process: ChildProcess, url: String, port: UInt16) {
+        for attempt in 1...max(1, attempts) {
+            let server = try ChildProcess.mishap(arguments, environment: environment, sourceLocation: sourceLocation)
+            if let line = await server.firstOutputLine(timeout: .seconds(30)), let url = listeningURL(line),
+               let port = url.split(separator: ":").last.flatMap({ UInt16($0) }), port != 0 {
+                return (server, url, port)
+            }
+            server.kill()
+            if attempt == max(1, attempts) {
+                let command = arguments.joined(separator: " ")
+                Issue.record("no listening line from mishap \(command); stdout: \(server.standardOutput) stderr: \(server.standardError)",
+                             sourceLocation: sourceLocation)
+            } else {
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        throw NotListening()
+    }
 }
