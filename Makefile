@@ -69,16 +69,16 @@ uninstall:
 ## A green run is quiet: the build fails on a compiler warning, and scripts/quiet-tests.py prints
 ## no line per started or passed test and each known issue as one line; failures are printed
 ## whole, and each step's whole output is kept in .build/test-logs/.
-FUZZ_TESTS := HTTPFuzzTests|LoaderFuzzTests|ValidateFuzzTests
+FUZZ_TESTS := MishapFuzzTests
 QUIET = scripts/quiet-tests.py --log .build/test-logs/$(1).log
 test: deps python-test-deps
 	@mkdir -p .build/test-logs
 	$(call QUIET,build) --no-warnings -- $(SWIFT) build --build-tests -q
-	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip "$(FUZZ_TESTS)"
-	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests --skip "$(FUZZ_TESTS)"
+	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip $(FUZZ_TESTS)
+	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests
 	python3 -m unittest discover -s Tests/python
-	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter HTTPFuzzTests
-	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter "LoaderFuzzTests|ValidateFuzzTests"
+	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter $(FUZZ_TESTS).HTTPFuzzTests
+	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter $(FUZZ_TESTS) --skip $(FUZZ_TESTS).HTTPFuzzTests
 
 ## lint: swift format's rules (.swift-format) over every Swift file, and no trailing whitespace or
 ## tabs; fails on any finding (scripts/lint.sh; seconds; make check runs it)

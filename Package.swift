@@ -166,6 +166,15 @@ let package = Package(
             name: "MishapRecordingTests",
             dependencies: ["MishapRecording", "MishapScenarios", "MishapEngine", "MishapUpstream", "MishapTestSupport"]
         ),
+        // The fuzzers, in one target so that test groups name them once: HTTP/ (raw requests
+        // against the server), the scenario loader, and `mishap validate` (run as a process).
+        .testTarget(
+            name: "MishapFuzzTests",
+            dependencies: [
+                "MishapHTTP", "MishapService", "MishapScenarios", "MishapEngine", "MishapTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Fixtures/: scenario folders the tests find beside their own files (#filePath).
         .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting", "MishapTestSupport"], exclude: ["Fixtures"]),
         // Runs the built `mishap` binary as a process (make test builds it first).

@@ -44,15 +44,18 @@ groups=("$@")
 
 # Test selection per group, as `swift test` arguments.
 group_arguments() {
+    # The fuzzers are one target: the HTTP fuzzer runs with main, the validate fuzzer (it runs
+    # the mishap binary) with cli, and the scenario loader fuzzer alone.
+    local fuzz=MishapFuzzTests
     case "$sanitizer:$1" in
         address:main | thread:main)
-            echo --skip MishapCLITests --skip LoaderFuzzTests
+            echo --skip MishapCLITests --skip $fuzz.LoaderFuzzTests --skip $fuzz.ValidateFuzzTests
             ;;
         address:cli | thread:cli)
-            echo --filter MishapCLITests
+            echo --filter "MishapCLITests|$fuzz.ValidateFuzzTests"
             ;;
         address:fuzz)
-            echo --filter LoaderFuzzTests
+            echo --filter $fuzz.LoaderFuzzTests
             ;;
         *)
             echo "unknown $sanitizer group: $1 (groups: ${all_groups[*]})" >&2

@@ -47,20 +47,20 @@ public final class Engine: Sendable {
         self.patternPaths = PathTrie(patterns)
     }
 
-    /// Decides the response to `request`.
-    public func respond(to request: Request) -> ResponsePlan {
+    /// Decides the response to `request`: the plan of the rule that answers it, or that none does.
+    public func answer(to request: Request) -> EngineAnswer {
         var context = MatchContext(request: request, session: request.headerValue(options.sessionHeader),
                                    maxSessions: options.maxSessions, random: random, clock: options.clock)
         let forced = request.headerValue(options.ruleHeader)
         if let runtime, !runtime.isEmpty {
             for entry in runtime.candidates(session: context.session, path: request.path, now: context.now) {
-                if let plan = answer(entry, &context) { return plan }
+                if let plan = answer(entry, &context) { return .answered(plan) }
             }
         }
         if let candidates = literalPaths[request.path] {
             // By index: `for endpoint in` copied each endpoint (a dozen reference counts).
             for index in candidates.indices where accepts(candidates[index], request.method) {
-                if let plan = answer(candidates[index], &context, forced: forced) { return plan }
+                if let plan = answer(candidates[index], &context, forced: forced) { return .answered(plan) }
             }
         }
         if !patternPaths.isEmpty {
@@ -69,10 +69,18 @@ public final class Engine: Sendable {
                 let endpoint = patternPaths.endpoints[found[offset]]
                 guard accepts(endpoint, request.method) else { continue }
                 context.pathParameters = patternPaths.parameters(of: endpoint, in: request.path)
-                if let plan = answer(endpoint, &context, forced: forced) { return plan }
+                if let plan = answer(endpoint, &context, forced: forced) { return .answered(plan) }
             }
         }
-        return Self.notFound
+        return .unmatched
+    }
+
+    /// The response to `request`: the answering rule's plan, or `notFound` when none answers.
+    public func respond(to request: Request) -> ResponsePlan {
+        switch answer(to: request) {
+        case .answered(let plan): plan
+        case .unmatched: Self.notFound
+        }
     }
 
     /// The answer of a runtime entry whose endpoint the request is for, unless its rules pass or
@@ -93,7 +101,7 @@ public final class Engine: Sendable {
                 entry.giveBack()
                 return nil
             }
-            plan.runtimeRule = entry.id
+            plan.bookkeeping.runtimeRule = entry.id
             return plan
         }
         switch entry.kind {
@@ -154,7 +162,8 @@ public final class Engine: Sendable {
         endpoint.method == method || endpoint.method == "ANY" || (method == "HEAD" && endpoint.method == "GET")
     }
 
-    static let notFound = ResponsePlan(
+    /// The answer to a request no rule answers, when nothing else takes it (`--upstream`).
+    public static let notFound = ResponsePlan(
         status: 404,
         headers: [Field("Content-Type", "application/json; charset=utf-8")],
         body: notFoundBody
@@ -168,7 +177,7 @@ public final class Engine: Sendable {
             rule.aliases.isEmpty ? rule.name : "\(rule.name) (\(rule.aliases.joined(separator: ", ")))"
         }.joined(separator: ", ")
         var plan = ResponsePlan.error(400, reason: reason)
-        plan.endpoint = endpoint.name
+        plan.bookkeeping.endpoint = endpoint.name
         return plan
     }
 

@@ -9,10 +9,10 @@ extension HTTPServer {
     /// connection as its fault says. A plan with a warning (a rule's headers over the limit,
     /// answered 500 instead) is logged first.
     func carryOut(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
-        if let warning = plan.warning {
+        if let warning = plan.bookkeeping.warning {
             var metadata: Logger.Metadata = [:]
-            if let endpoint = plan.endpoint { metadata["endpoint"] = .string(endpoint) }
-            if let rule = plan.rule { metadata["rule"] = .string(rule) }
+            if let endpoint = plan.bookkeeping.endpoint { metadata["endpoint"] = .string(endpoint) }
+            if let rule = plan.bookkeeping.rule { metadata["rule"] = .string(rule) }
             logger.warning("\(warning)", metadata: metadata)
         }
         if let fault = plan.fault {
@@ -36,7 +36,7 @@ extension HTTPServer {
     /// `carryOut`, whose every other answer should not pay for the choice.
     @inline(never)
     func carryOutUncopied(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
-        guard plan.warning == nil, plan.fault == nil, plan.dribble == nil, !plan.body.isEmpty else {
+        guard plan.bookkeeping.warning == nil, plan.fault == nil, plan.dribble == nil, !plan.body.isEmpty else {
             return carryOut(plan, on: connection)
         }
         return queueStreamed(plan, .whole, size: UInt64(plan.body.count), on: connection)

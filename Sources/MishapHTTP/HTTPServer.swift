@@ -110,33 +110,31 @@ public final class HTTPServer: @unchecked Sendable {
         let tls = configuration.tls.map { TLSStrings($0) }
         if tls != nil { flags |= MHD_USE_TLS.rawValue }
 
-        let daemon = withUnsafePointer(to: &address.storage) { storage in
-            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                var config = mishap_daemon_config()
-                config.flags = flags
-                config.port = configuration.port
-                config.address = sockaddrPointer
-                config.thread_pool_size = UInt32(configuration.threads)
-                config.connection_limit = UInt32(configuration.connectionLimit)
-                config.connection_timeout_seconds = UInt32(configuration.connectionTimeoutSeconds)
-                config.listen_backlog = 1024
-                config.connection_memory_limit = configuration.connectionMemoryBytes
-                config.handler = handleAccess
-                config.handler_cls = context.toOpaque()
-                config.completed = handleCompleted
-                config.completed_cls = context.toOpaque()
-                config.logger = logContext
-                if headDeadline != nil {
-                    config.notify_connection = handleConnectionNotice
-                    config.notify_connection_cls = context.toOpaque()
-                }
-                if let tls {
-                    config.https_key_pem = UnsafePointer(tls.key)
-                    config.https_cert_pem = UnsafePointer(tls.certificate)
-                    config.https_priorities = tls.priorities.map { UnsafePointer($0) }
-                }
-                return mishap_start_daemon(&config)
+        let daemon = address.withSockaddr { sockaddrPointer in
+            var config = mishap_daemon_config()
+            config.flags = flags
+            config.port = configuration.port
+            config.address = sockaddrPointer
+            config.thread_pool_size = UInt32(configuration.threads)
+            config.connection_limit = UInt32(configuration.connectionLimit)
+            config.connection_timeout_seconds = UInt32(configuration.connectionTimeoutSeconds)
+            config.listen_backlog = 1024
+            config.connection_memory_limit = configuration.connectionMemoryBytes
+            config.handler = handleAccess
+            config.handler_cls = context.toOpaque()
+            config.completed = handleCompleted
+            config.completed_cls = context.toOpaque()
+            config.logger = logContext
+            if headDeadline != nil {
+                config.notify_connection = handleConnectionNotice
+                config.notify_connection_cls = context.toOpaque()
             }
+            if let tls {
+                config.https_key_pem = UnsafePointer(tls.key)
+                config.https_cert_pem = UnsafePointer(tls.certificate)
+                config.https_priorities = tls.priorities.map { UnsafePointer($0) }
+            }
+            return mishap_start_daemon(&config)
         }
         guard let daemon else {
             context.release()

@@ -29,42 +29,26 @@ public final class HandshakeFaultListener: @unchecked Sendable {
     /// Listens on `host:port` (0 picks a free port) and starts serving the behaviour.
     public init(host: String, port: UInt16, behaviour: Behaviour) throws {
         guard var address = SocketAddress(host: host, port: port) else { throw ServerError.unresolvableHost(host) }
-        let family = Int32(address.storage.ss_family)
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else {
-            throw ServerError.startFailed(host: host, port: port, reason: Platform.describe(errno: errno))
+        let listened: (socket: Int32, port: UInt16)
+        switch Socket.listen(on: &address) {
+        case .success(let result): listened = result
+        case .failure(let failure): throw ServerError.startFailed(host: host, port: port, reason: failure.reason)
         }
-        var on: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        let length = socklen_t(family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address.storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0, listen(descriptor, 128) == 0, let pipe = FileDescriptor.makePipe(nonBlocking: true) else {
-            let reason = Platform.describe(errno: errno)
-            close(descriptor)
+        guard let pipe = FileDescriptor.makePipe(nonBlocking: true) else {
+            let reason = Platform.describeLastError()
+            FileDescriptor.close(listened.socket)
             throw ServerError.startFailed(host: host, port: port, reason: reason)
         }
-        var local = sockaddr_storage()
-        var localLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &localLength) }
-        }
-        let portNetworkOrder = withUnsafePointer(to: &local) { pointer -> UInt16 in
-            if family == AF_INET6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
-            }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
-        }
+        let descriptor = listened.socket
         self.behaviour = behaviour
-        self.port = UInt16(bigEndian: portNetworkOrder)
+        self.port = listened.port
         listening = descriptor
         wake = pipe
         thread = OwnThread { [self] in serve() }
         if thread == nil {
-            close(pipe.read)
-            close(pipe.write)
-            close(descriptor)
+            FileDescriptor.close(pipe.read)
+            FileDescriptor.close(pipe.write)
+            FileDescriptor.close(descriptor)
             throw ServerError.startFailed(host: host, port: port, reason: "no thread")
         }
     }
@@ -81,47 +65,40 @@ public final class HandshakeFaultListener: @unchecked Sendable {
         var held: [Held] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         defer {
-            for connection in held { close(connection.socket) }
+            for connection in held { FileDescriptor.close(connection.socket) }
         }
         while true {
-            var descriptors = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: listening, events: Int16(POLLIN), revents: 0)]
-            descriptors += held.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
             let timeout: Int32 = behaviour == .resetAfterHello && !held.isEmpty ? 500 : -1
-            guard poll(&descriptors, nfds_t(descriptors.count), timeout) >= 0 || errno == EINTR else { return }
-            if descriptors[0].revents != 0 { return }
+            guard let ready = Socket.waitForReading([wake.read, listening] + held.map(\.socket), timeoutMilliseconds: timeout)
+            else { return }
+            if ready[0] { return }
             let now = MonotonicClock.milliseconds()
             var keep: [Held] = []
             for (index, connection) in held.enumerated() {
-                let events = descriptors[index + 2].revents
+                let readable = ready[index + 2]
                 switch behaviour {
                 case .resetAfterHello:
-                    if events != 0 || now - connection.since > Int64(Self.helloWaitMilliseconds) {
-                        _ = read(connection.socket, &buffer, buffer.count)
+                    if readable || now - connection.since > Int64(Self.helloWaitMilliseconds) {
+                        Socket.drain(connection.socket, into: &buffer)
                         Socket.resetOnClose(connection.socket)
-                        close(connection.socket)
+                        FileDescriptor.close(connection.socket)
                     } else {
                         keep.append(connection)
                     }
                 case .stall:
-                    if events != 0 && read(connection.socket, &buffer, buffer.count) <= 0 {
-                        close(connection.socket)  // the client gave up
+                    if readable && Socket.drain(connection.socket, into: &buffer) <= 0 {
+                        FileDescriptor.close(connection.socket)  // the client gave up
                     } else {
                         keep.append(connection)
                     }
                 }
             }
             held = keep
-            if descriptors[1].revents != 0 {
-                let accepted = accept(listening, nil, nil)
-                if accepted >= 0 {
-                    _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
-                    _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
-                    if held.count >= Self.maximumHeld {
-                        close(held.removeFirst().socket)
-                    }
-                    held.append(Held(socket: accepted, since: now))
+            if ready[1], let accepted = Socket.acceptNonBlocking(listening) {
+                if held.count >= Self.maximumHeld {
+                    FileDescriptor.close(held.removeFirst().socket)
                 }
+                held.append(Held(socket: accepted, since: now))
             }
         }
     }
@@ -130,12 +107,11 @@ public final class HandshakeFaultListener: @unchecked Sendable {
     public func stop() {
         guard let thread else { return }
         self.thread = nil
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        FileDescriptor.writeByte(wake.write)
         thread.join()
-        close(listening)
-        close(wake.read)
-        close(wake.write)
+        FileDescriptor.close(listening)
+        FileDescriptor.close(wake.read)
+        FileDescriptor.close(wake.write)
     }
 
     deinit {

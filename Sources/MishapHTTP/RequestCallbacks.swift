@@ -8,15 +8,8 @@ import MishapSupport
 // free functions because a C function pointer cannot capture context (the server comes back
 // as the `cls` pointer given when the daemon started), and they must not be actor-isolated:
 // they run on libmicrohttpd's threads, several at once (docs/libmicrohttpd.md,
-// "How a request flows through the callbacks" and "Callbacks are not actor-isolated").
-
-/// Marks a request seen once that has no state object (yet): a request without a body or a
-/// delay never allocates one.
-nonisolated(unsafe) private let firstCallMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
-
-/// The context the shim's URI log callback gives, before the first call, a request whose path
-/// holds `%00`; every other request comes to its first call with no context (NULL).
-nonisolated(unsafe) private let encodedNulMarker = mishap_encoded_nul_marker()!
+// "How a request flows through the callbacks" and "Callbacks are not actor-isolated"). What
+// each request carries from one call to the next is its context pointer (`RequestContext`).
 
 /// The access handler: called once when headers arrive, then once per piece of body, then a
 /// last time with no data, when the response is queued; and again after a suspended
@@ -33,46 +26,23 @@ func handleAccess(
 ) -> MHD_Result {
     guard let cls, let connection, let url, let method, let uploadDataSize, let requestContext else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-
-    // Answering on the first call makes libmicrohttpd drop keep-alive: only mark it
-    // (docs/libmicrohttpd.md, "First-call answers lose keep-alive"), unless the head must be
-    // refused, and the connection closed, before any body is read ("Refusals on the first call").
-    guard let stored = requestContext.pointee, stored != encodedNulMarker else {
-        server.requestStarted()
-        if server.headDeadline != nil { HeadDeadline.advance(connection) }
-        let pathHasEncodedNul = requestContext.pointee == encodedNulMarker
-        requestContext.pointee = nil
-        if server.isObserved {
-            requestState(requestContext).started = MonotonicClock.nanoseconds()
-        } else {
-            requestContext.pointee = firstCallMarker
-        }
-        let framing = mishap_count_framing_headers(connection)
-        guard let refusal = RequestHeadChecks.refusal(on: connection, version: version, pathHasEncodedNul: pathHasEncodedNul,
-                                                      counts: framing, maxBodyBytes: server.configuration.maxBodyBytes) else {
-            // A head that declares a body is read now, while its pointers are valid: if the
-            // body never comes whole, what arrived is still told (`handleCompleted`). The last
-            // call takes it instead of reading the head again, so this costs nothing more.
-            if framing.content_length > 0 || framing.transfer_encoding > 0 {
-                let state = requestState(requestContext)
-                if state.started == 0 { state.started = MonotonicClock.nanoseconds() }
-                state.head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
-                                     query: connectionValues(connection, .GET_ARGUMENT_KIND),
-                                     headers: connectionValues(connection, .HEADER_KIND),
-                                     fromLoopback: mishap_connection_is_loopback(connection) != 0)
-            }
-            return .YES
-        }
-        if server.isObserved {
-            let state = requestState(requestContext)
-            state.record.note(method: method, url: url, plan: refusal)
-            if pathHasEncodedNul { state.record.path += "%00" }
-        }
-        return server.queue(refusal, on: connection)
+    let slot = RequestContextSlot(requestContext)
+    let context = slot.context
+    switch context {
+    case .unseen:
+        return firstCall(server, connection, url: url, method: method, version: version, slot: slot, pathHasEncodedNul: false)
+    case .encodedNul:
+        return firstCall(server, connection, url: url, method: method, version: version, slot: slot, pathHasEncodedNul: true)
+    case .answered:
+        // libmicrohttpd calls no more once a response is queued.
+        assertionFailure("the access handler was called for a request already answered")
+        return .NO
+    case .seen, .state:
+        break
     }
 
     if uploadDataSize.pointee > 0 {
-        let state = requestState(requestContext)
+        let state = slot.state()
         let size = uploadDataSize.pointee
         if !state.bodyTooLarge, let uploadData {
             if state.body.count + size > server.configuration.maxBodyBytes {
@@ -98,8 +68,7 @@ func handleAccess(
     /// The head read on the first call, when it declared a body: taken (moved out, so the
     /// completed callback sees the request was asked about).
     var head: Request?
-    if stored != firstCallMarker {
-        let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+    if case .state(let state) = context {
         swap(&head, &state.head)
         if let forwarded = state.forwarded {
             // Resumed: the upstream answered, or the server stops (the request is closed).
@@ -108,11 +77,8 @@ func handleAccess(
             var answer = taken
             state.heldMemory = heldMemory
             answer.fitResponseHead(room: state.responseHeaderRoom)
-            answer.completionTag = state.completionTag
-            if server.isObserved {
-                state.record.note(plan: answer)
-                state.record.upstream = forwarded.upstream
-            }
+            answer.bookkeeping.completionTag = state.completionTag
+            if server.isObserved { state.record.note(plan: answer) }
             if answer.delayMilliseconds > 0 {
                 // A rule's `delay` on top of the upstream's answer: held again, as any delay.
                 state.waitingPlan = answer
@@ -141,7 +107,7 @@ func handleAccess(
     let headerBytes = headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
     if headerBytes > limit {
         let plan = ResponsePlan.headersTooLarge(limit: limit)
-        if server.isObserved { requestState(requestContext).record.note(method: method, url: url, plan: plan) }
+        if server.isObserved { slot.state().record.note(method: method, url: url, plan: plan) }
         return server.queue(plan, on: connection)
     }
     var request: Request
@@ -170,42 +136,75 @@ func handleAccess(
     var plan = server.responder.respond(to: request)
     plan.fitResponseHead(room: request.responseHeaderRoom)
     if server.isObserved {
-        requestState(requestContext).record.note(method: request.method, path: request.path, plan: plan)
+        slot.state().record.note(method: request.method, path: request.path, plan: plan)
     }
-    if plan.upstream != nil {
-        return forward(request, plan: plan, server: server, connection: connection, requestContext: requestContext)
+    if !plan.destination.isHere {
+        return forward(request, plan: plan, server: server, connection: connection, state: slot.state())
     }
     if plan.hang || plan.delayMilliseconds > 0 {
-        let state = requestState(requestContext)
+        let state = slot.state()
         state.waitingPlan = plan
-        state.completionTag = plan.completionTag
+        state.completionTag = plan.bookkeeping.completionTag
         let held = plan.hang
             ? server.suspensions.holdUntilClientLeaves(connection, socket: mishap_connection_fd(connection))
             : server.suspensions.hold(connection, milliseconds: plan.delayMilliseconds)
         if held { return .YES }
         // The server is stopping: nothing waits any more.
-        requestState(requestContext).waitingPlan = nil
+        state.waitingPlan = nil
         if plan.hang { return .NO }
     }
-    if plan.completionTag != 0 {
+    if plan.bookkeeping.completionTag != 0 {
         // Answered now, so no later call of this request reads the context as a state.
-        if requestContext.pointee == firstCallMarker {
-            requestContext.pointee = CompletionTag.pointer(plan.completionTag)
-        } else {
-            requestState(requestContext).completionTag = plan.completionTag
-        }
+        slot.answered(tag: plan.bookkeeping.completionTag)
     }
     return server.carryOut(plan, on: connection)
+}
+
+/// The access handler's first call for a request, when its head has arrived. Answering now
+/// makes libmicrohttpd drop keep-alive: the request is only marked seen
+/// (docs/libmicrohttpd.md, "First-call answers lose keep-alive"), unless the head must be
+/// refused, and the connection closed, before any body is read ("Refusals on the first call").
+private func firstCall(_ server: HTTPServer, _ connection: OpaquePointer, url: UnsafePointer<CChar>,
+                       method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?, slot: RequestContextSlot,
+                       pathHasEncodedNul: Bool) -> MHD_Result {
+    server.requestStarted()
+    if server.headDeadline != nil { HeadDeadline.advance(connection) }
+    if server.isObserved {
+        slot.state().started = MonotonicClock.nanoseconds()
+    } else {
+        slot.markSeen()
+    }
+    let framing = mishap_count_framing_headers(connection)
+    guard let refusal = RequestHeadChecks.refusal(on: connection, version: version, pathHasEncodedNul: pathHasEncodedNul,
+                                                  counts: framing, maxBodyBytes: server.configuration.maxBodyBytes) else {
+        // A head that declares a body is read now, while its pointers are valid: if the
+        // body never comes whole, what arrived is still told (`handleCompleted`). The last
+        // call takes it instead of reading the head again, so this costs nothing more.
+        if framing.content_length > 0 || framing.transfer_encoding > 0 {
+            let state = slot.state()
+            if state.started == 0 { state.started = MonotonicClock.nanoseconds() }
+            state.head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
+                                 query: connectionValues(connection, .GET_ARGUMENT_KIND),
+                                 headers: connectionValues(connection, .HEADER_KIND),
+                                 fromLoopback: mishap_connection_is_loopback(connection) != 0)
+        }
+        return .YES
+    }
+    if server.isObserved {
+        let state = slot.state()
+        state.record.note(method: method, url: url, plan: refusal)
+        if pathHasEncodedNul { state.record.path += "%00" }
+    }
+    return server.queue(refusal, on: connection)
 }
 
 /// Holds the connection while the responder sends the request on to its upstream; the answer
 /// resumes it (or the server stopping does, and the request is closed).
 private func forward(_ request: Request, plan: ResponsePlan, server: HTTPServer, connection: OpaquePointer,
-                     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-    let state = requestState(requestContext)
-    let answer = ForwardedAnswer(upstream: plan.upstream ?? "")
+                     state: RequestState) -> MHD_Result {
+    let answer = ForwardedAnswer()
     state.forwarded = answer
-    state.completionTag = plan.completionTag
+    state.completionTag = plan.bookkeeping.completionTag
     state.responseHeaderRoom = request.responseHeaderRoom
     guard let key = server.suspensions.holdForAnswer(connection) else {
         state.forwarded = nil
@@ -227,17 +226,6 @@ private func clientAddress(_ connection: OpaquePointer) -> String {
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// The request's state object, created on first need.
-private func requestState(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> RequestState {
-    if let stored = requestContext.pointee, stored != firstCallMarker {
-        assert(CompletionTag.tag(stored) == nil, "a request's state asked for after it was answered")
-        return Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
-    }
-    let state = RequestState()
-    requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-    return state
-}
-
 /// Called when a request ends, answered or not: releases its state.
 func handleCompleted(
     _ cls: UnsafeMutableRawPointer?,
@@ -245,19 +233,22 @@ func handleCompleted(
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ reason: MHD_RequestTerminationCode
 ) {
-    guard let cls, let requestContext, let stored = requestContext.pointee else { return }
+    guard let cls, let requestContext else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    requestContext.pointee = nil
-    // A path with `%00` whose request never reached the access handler (libmicrohttpd refused
-    // its headers itself, or the client left): it was never counted in, as a request without a
-    // context.
-    if stored == encodedNulMarker { return }
+    let context = RequestContextSlot(requestContext).take()
+    switch context {
+    case .unseen, .encodedNul:
+        // Never reached the access handler (for a path with `%00`: libmicrohttpd refused its
+        // headers itself, or the client left): it was never counted in.
+        return
+    case .seen, .answered, .state:
+        break
+    }
     if server.headDeadline != nil, let connection { HeadDeadline.advance(connection) }
     let completedNormally = reason == .REQUEST_TERMINATED_COMPLETED_OK
-    if let tag = CompletionTag.tag(stored) {
+    if case .answered(let tag) = context {
         server.observer?.finished(tag: tag, completedNormally: completedNormally)
-    } else if stored != firstCallMarker {
-        let state = Unmanaged<RequestState>.fromOpaque(stored).takeRetainedValue()
+    } else if case .state(let state) = context {
         if var head = state.head {
             // Its head came and its body never came whole: no rule was asked, nothing answered.
             head.body = state.bodyTooLarge ? [] : state.body

@@ -59,13 +59,14 @@ extension CompletedRequest {
     }
 
     /// Notes how the plan answers: its status (none for a fault or a hang), rule, endpoint,
-    /// fault, and remark for the log.
+    /// fault, remark for the log, and the upstream that answered.
     mutating func note(plan: ResponsePlan) {
         status = plan.fault == nil && !plan.hang ? plan.status : nil
-        rule = plan.rule
-        endpoint = plan.endpoint
+        rule = plan.bookkeeping.rule
+        endpoint = plan.bookkeeping.endpoint
         fault = plan.fault
-        note = plan.note
+        note = plan.bookkeeping.note
+        upstream = plan.bookkeeping.upstream
     }
 }
 
@@ -73,13 +74,7 @@ extension CompletedRequest {
 /// answer comes on, read by the worker thread that resumes the request (or never, when the
 /// server stopped first).
 final class ForwardedAnswer: Sendable {
-    /// The upstream's base URL, for the request's log line.
-    let upstream: String
     private let plan = Mutex<(ResponsePlan, MemoryLease?)?>(nil)
-
-    init(upstream: String) {
-        self.upstream = upstream
-    }
 
     func set(_ answer: ResponsePlan, heldMemory: MemoryLease?) {
         plan.withLock { $0 = (answer, heldMemory) }

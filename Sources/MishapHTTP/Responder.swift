@@ -5,7 +5,7 @@ import MishapSupport
 public protocol Responder: Sendable {
     func respond(to request: Request) -> ResponsePlan
 
-    /// Sends `request`, whose plan names an upstream (`ResponsePlan.upstream`), on to it, and
+    /// Sends `request`, whose plan names an upstream (`ResponsePlan.destination`), on to it, and
     /// calls `answer` exactly once, from any thread, with the plan to carry out instead and the
     /// memory budget's share its body holds (nil: none), which the server keeps until the
     /// request ends, and then sends the body from the plan's own storage, uncopied

@@ -68,7 +68,7 @@ final class Suspensions: Sendable {
             guard let self else { return }
             let stillHeld = state.withLock { state -> Bool in
                 guard state.held[key] != nil else { return false }
-                if Self.peerClosed(socket) {
+                if Socket.peerClosed(socket) {
                     resumeLocked(key, &state)
                     return false
                 }
@@ -109,13 +109,5 @@ final class Suspensions: Sendable {
         guard let bits = state.held.removeValue(forKey: key),
               let connection = OpaquePointer(bitPattern: bits) else { return }
         MHD_resume_connection(connection)
-    }
-
-    /// Whether the peer has closed (or reset) its side of `socket`, without consuming data.
-    static func peerClosed(_ socket: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if count == 0 { return true }
-        return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
     }
 }

@@ -34,15 +34,14 @@ final class TLSStrings: @unchecked Sendable {
     let priorities: UnsafeMutablePointer<CChar>?
 
     init(_ settings: TLSSettings) {
-        key = strdup(settings.privateKeyPEM)
-        certificate = strdup(settings.certificateChainPEM)
-        priorities = settings.priorities.map { strdup($0) }
+        key = CString.copy(settings.privateKeyPEM)
+        certificate = CString.copy(settings.certificateChainPEM)
+        priorities = settings.priorities.map { CString.copy($0) }
     }
 
     deinit {
-        memset(key, 0, strlen(key))
-        free(key)
-        free(certificate)
-        free(priorities)
+        CString.free(key, wiping: true)
+        CString.free(certificate)
+        CString.free(priorities)
     }
 }

@@ -100,7 +100,7 @@ public struct ScenarioWriter: Sendable {
     /// Replaces a file whole, or says why it could not.
     private func replace(_ path: String, with bytes: [UInt8]) throws(WriteFailure) {
         guard FileSystem.replaceContents(of: path, with: bytes) else {
-            throw WriteFailure(description: "cannot write \(path): \(Platform.describe(errno: errno))")
+            throw WriteFailure(description: "cannot write \(path): \(Platform.describeLastError())")
         }
     }
 }

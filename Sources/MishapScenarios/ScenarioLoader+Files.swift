@@ -15,41 +15,16 @@ extension ScenarioLoader {
     }
 
     /// The bytes of a regular file of at most `limit` bytes (`what` names it in messages),
-    /// opened without blocking.
+    /// opened without blocking (`FileSystem.readRegularFile`).
     static func readRegularFile(_ path: String, limit: Int, what: String) -> Result<[UInt8], ReadProblem> {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(ReadProblem(message: "cannot be read: not a regular file"))
-        }
-        func tooLarge(_ size: Int) -> ReadProblem {
-            ReadProblem(message: "is \(size) bytes; \(what) may be at most \(limit / (1024 * 1024)) MiB (\(limit) bytes)")
-        }
-        guard Int(info.st_size) <= limit else { return .failure(tooLarge(Int(info.st_size))) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        // Left uninitialized: an array of 64 KiB of zeros was most of reading a small file.
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
-        defer { chunk.deallocate() }
-        while true {
-            let count = read(descriptor, chunk.baseAddress, chunk.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadProblem(message: "cannot be read: \(Platform.describe(errno: errno))"))
+        FileSystem.readRegularFile(path, limit: limit).mapError { problem in
+            switch problem {
+            case .unreadable(let reason): ReadProblem(message: "cannot be read: \(reason)")
+            case .notRegular: ReadProblem(message: "cannot be read: not a regular file")
+            case .tooLarge(let size):
+                ReadProblem(message: "is \(size) bytes; \(what) may be at most \(limit / (1024 * 1024)) MiB (\(limit) bytes)")
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
-            // The file grew while being read.
-            guard bytes.count <= limit else { return .failure(tooLarge(bytes.count)) }
         }
-        return .success(bytes)
     }
 
     /// Scenario files below `root`, relative to it, sorted. Symbolic links are followed only

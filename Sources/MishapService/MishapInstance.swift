@@ -3,6 +3,7 @@ import MishapEngine
 import MishapHTTP
 import MishapScenarios
 import MishapSupport
+import MishapTLS
 import Synchronization
 
 /// A running Mishap, put together in one place: the scenarios loaded into a `MishapService`,
@@ -27,19 +28,25 @@ public final class MishapInstance: Sendable {
         public var server: ServerConfiguration
         /// How edits to a scenarios folder are picked up (ignored for inline text).
         public var watch: WatchMode
-        /// HTTPS beside plain HTTP, and the TLS failure catalogue; nil for plain HTTP only.
+        /// HTTPS beside plain HTTP, and the TLS failure catalogue; nil for plain HTTP only (or
+        /// for `tlsSetup`'s).
         public var tls: TLSOptions?
+        /// HTTPS as `serve` is asked for it, made into `tls` as the instance starts (the local
+        /// certificate authority opened or made, certificates issued); read only when `tls` is nil.
+        public var tlsSetup: TLSSetup?
         /// How long a file written in place must stay unchanged before the watcher reads it.
         public var watchSettle: Duration
 
         public init(scenarios: ScenarioSource, service: ServiceOptions = ServiceOptions(),
                     server: ServerConfiguration = ServerConfiguration(), watch: WatchMode = .off,
-                    tls: TLSOptions? = nil, watchSettle: Duration = ScenarioWatcher.defaultWriteSettle) {
+                    tls: TLSOptions? = nil, tlsSetup: TLSSetup? = nil,
+                    watchSettle: Duration = ScenarioWatcher.defaultWriteSettle) {
             self.scenarios = scenarios
             self.service = service
             self.server = server
             self.watch = watch
             self.tls = tls
+            self.tlsSetup = tlsSetup
             self.watchSettle = watchSettle
         }
     }
@@ -60,11 +67,15 @@ public final class MishapInstance: Sendable {
         case scenarios(ScenarioError)
         /// The server could not listen (a port in use, an unknown host).
         case server(any Error)
+        /// HTTPS could not be set up (`tlsSetup`): a certificate or key unreadable, the local
+        /// certificate authority not made.
+        case tls(TLSError)
 
         public var description: String {
             switch self {
             case .scenarios(let error): error.description
             case .server(let error): "\(error)"
+            case .tls(let error): "HTTPS: \(error)"
             }
         }
     }
@@ -91,6 +102,14 @@ public final class MishapInstance: Sendable {
     /// serves on with edits picked up on reload only.
     public static func start(_ configuration: Configuration, scenarios: ScenarioSet? = nil,
                              logger: Logger = Logger(label: "mishap")) throws(StartError) -> MishapInstance {
+        var configuration = configuration
+        if configuration.tls == nil, let setup = configuration.tlsSetup {
+            do throws(TLSError) {
+                configuration.tls = try setup.make(host: configuration.server.host, logger: logger)
+            } catch {
+                throw .tls(error)
+            }
+        }
         let service: MishapService
         if let scenarios {
             service = MishapService(source: configuration.scenarios, scenarios: scenarios,
@@ -165,6 +184,12 @@ public final class MishapInstance: Sendable {
             logger.warning("\(error); edits are picked up on reload only (SIGHUP or POST /__mishap/reload)")
             return nil
         }
+    }
+
+    /// Whether a server listening on `host` accepts connections from this machine only (the
+    /// certificate of HTTPS then needs no other name; `serve` warns otherwise).
+    public static func isLoopback(host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// Reads the scenarios again, as `MishapService.reload()`: problems are logged and thrown,

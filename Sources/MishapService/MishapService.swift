@@ -193,7 +193,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         // rule sees it.
         if loopGuard.isArmed, let loop = loopGuard.refusal(for: original) {
             logger.warning("\(original.method) \(original.path) came back to this Mishap through its own proxying; answered 508")
-            return record(original, loop)
+            return record(original, loop, unmatched: false)
         }
         if options.admin && original.path.hasUTF8Prefix(AdminAPI.prefixBytes) {
             return AdminAPI(service: self).respond(to: original)
@@ -203,7 +203,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             case .some(.some(let rewritten)): return respond(toRewritten: rewritten)
             case .some(.none): break
             case .none:
-                return record(original, .error(404, reason: "\(prefix)/ takes a session id and a path: \(prefix)/ID/PATH"))
+                // No rule was asked: noted as a request no rule answers, with the nearest paths.
+                return record(original, .error(404, reason: "\(prefix)/ takes a session id and a path: \(prefix)/ID/PATH"),
+                              unmatched: true)
             }
         }
         return respond(toRewritten: original)
@@ -213,60 +215,71 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// or with its prefix made a session header), recorded.
     private func respond(toRewritten request: Request) -> ResponsePlan {
         guard let cors = options.cors, let origin = request.headerValue("Origin") else {
-            var plan = engine.respond(to: request)
-            route(&plan)
-            note(request, &plan)
-            return plan
+            return answer(request, engine: engine)
         }
         let engine = self.engine
         if let preflight = cors.preflight(request, methods: engine.methods(forPath: request.path)) {
-            return record(request, preflight)
+            return record(request, preflight, unmatched: false)
         }
-        var plan = engine.respond(to: request)
-        route(&plan)
+        let plan = answer(request, engine: engine)
         // The upstream's answer gets the CORS headers when it comes (`forward`).
-        if plan.upstream != nil { return record(request, plan) }
-        return cors.decorate(record(request, plan), origin: origin)
+        guard plan.destination.isHere else { return plan }
+        return cors.decorate(plan, origin: origin)
+    }
+
+    /// The engine's answer to `request`, sent where it goes (`route`), noted: a rule's plan, or
+    /// for a request no rule answers, the upstream's answer when there is an upstream, else
+    /// the engine's 404.
+    private func answer(_ request: Request, engine: Engine) -> ResponsePlan {
+        guard case .answered(var plan) = engine.answer(to: request) else {
+            guard options.upstream?.url != nil else { return record(request, Engine.notFound, unmatched: true) }
+            return record(request, .passedOn(to: .serverUpstream), unmatched: false)
+        }
+        // Changed in place (`route`), not replaced by a plan returned anew: then this plan was
+        // copied out to be returned and the original destroyed, about 500 instructions a request.
+        if case .serverUpstream = plan.destination { route(&plan) }
+        note(request, &plan, unmatched: false)
+        return plan
     }
 
     /// Notes `plan`, the answer to `request`, in the journal and the Retry-After check, and
-    /// returns it.
-    private func record(_ request: Request, _ plan: ResponsePlan) -> ResponsePlan {
+    /// returns it; `unmatched`: no rule answered the request.
+    private func record(_ request: Request, _ plan: ResponsePlan, unmatched: Bool) -> ResponsePlan {
         var plan = plan
-        note(request, &plan)
+        note(request, &plan, unmatched: unmatched)
         return plan
     }
 
     /// The same in place (no copy of the plan, on the path of every request): notes `plan` in
-    /// the journal and the Retry-After check, and gives an unmatched request's plan its
-    /// near-miss remark for the log.
-    private func note(_ request: Request, _ plan: inout ResponsePlan) {
+    /// the journal and the Retry-After check, and for a request no rule answered (`unmatched`),
+    /// in the unmatched requests, with the near-miss remark for the log on its plan.
+    private func note(_ request: Request, _ plan: inout ResponsePlan, unmatched isUnmatched: Bool) {
         let wantsJournal = journal.capacity > 0
-        let isUnmatched = Self.isUnanswered(plan)
-        guard wantsJournal || plan.endpoint != nil || isUnmatched else { return }
+        guard wantsJournal || plan.bookkeeping.endpoint != nil || isUnmatched else { return }
         let now = WallClock.nowMilliseconds()
         let session = request.headerValue(options.engine.sessionHeader)
         var nearMisses: [NearMiss] = []
         if isUnmatched {
             nearMisses = engine.nearMisses(for: request)
-            plan.note = nearMisses.first.map { "nearest: \($0)" } ?? "no endpoint has this path"
+            plan.bookkeeping.note = nearMisses.first.map { "nearest: \($0)" } ?? "no endpoint has this path"
         }
         var id: UInt64 = 0
         if wantsJournal {
             id = journal.record(JournalEntry(
                 id: 0, time: now, method: request.method, path: request.path, query: request.query,
                 headers: request.headers, body: request.body, bodySize: request.body.count, session: session,
-                endpoint: plan.endpoint, rule: plan.rule,
-                status: plan.fault == nil && !plan.hang && plan.upstream == nil ? plan.status : nil,
-                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang, stateChanges: plan.stateChanges,
-                runtimeRule: plan.runtimeRule, upstream: plan.upstream))
-            plan.completionTag = id
+                endpoint: plan.bookkeeping.endpoint, rule: plan.bookkeeping.rule,
+                status: plan.fault == nil && !plan.hang && plan.destination.isHere ? plan.status : nil,
+                fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang,
+                stateChanges: plan.bookkeeping.stateChanges, runtimeRule: plan.bookkeeping.runtimeRule,
+                upstream: upstreamURL(plan.destination)))
+            plan.bookkeeping.completionTag = id
         }
         if isUnmatched {
             unmatched.record(UnmatchedRequest(id: id, time: now, method: request.method, path: request.path, query: request.query,
                                               session: session, nearMisses: nearMisses))
         }
-        if let endpoint = plan.endpoint {
+        if let endpoint = plan.bookkeeping.endpoint {
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)
         }
     }

@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Work done on a thread of its own when asked, with the asks made meanwhile folded into one
 /// run: `request()` costs the caller a lock and a signal, however long the work takes. Runs are

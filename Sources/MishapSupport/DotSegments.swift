@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `.` and `..` segments of a path, removed as RFC 3986 section 5.2.4 says: the path a
 /// request is served as, and the path an upstream is sent, never climb above where they start.
 /// A request for `/public/../../admin` is `/admin`, so no rule, session prefix or proxy base

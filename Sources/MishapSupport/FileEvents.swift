@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Change notifications for folders, where the system has them: inotify on Linux. Elsewhere
 /// `FileEvents()` is nil and callers poll instead (the folder watcher does; `--watch poll`
 /// runs that fallback on Linux too, so it is tested).

@@ -1,3 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file's permission bits (`mode_t`), for the modules that do not import the C library.
+public typealias FileMode = mode_t
+
 /// Files and folders through POSIX calls (no Foundation): folder listings, links resolved,
 /// small files read, files replaced whole.
 public enum FileSystem {
@@ -37,6 +46,62 @@ public enum FileSystem {
         guard getcwd(&buffer, buffer.count) != nil else { return path }
         let folder = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return folder + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    /// Why `readRegularFile` read nothing.
+    public enum RegularFileProblem: Error, Equatable {
+        /// It cannot be opened, looked at or read: the system's reason.
+        case unreadable(String)
+        /// It is not a regular file (a folder, a FIFO, a device).
+        case notRegular
+        /// It has more than the limit's bytes: how many it has (or had read when it grew).
+        case tooLarge(Int)
+    }
+
+    /// The bytes of a regular file of at most `limit` bytes. It is opened without blocking, so
+    /// a FIFO named like the file cannot stall the caller, and read only when it is a regular
+    /// file within the limit.
+    public static func readRegularFile(_ path: String, limit: Int) -> Result<[UInt8], RegularFileProblem> {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(.unreadable(Platform.describe(errno: errno))) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failure(.unreadable(Platform.describe(errno: errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.notRegular) }
+        guard Int(info.st_size) <= limit else { return .failure(.tooLarge(Int(info.st_size))) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
+        // Left uninitialized: an array of 64 KiB of zeros was most of reading a small file.
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let count = read(descriptor, chunk.baseAddress, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(Platform.describe(errno: errno)))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+            // The file grew while being read.
+            guard bytes.count <= limit else { return .failure(.tooLarge(bytes.count)) }
+        }
+        return .success(bytes)
+    }
+
+    /// What `stat` says of a file (links followed): its size, modification time and inode.
+    public struct Status: Equatable, Sendable {
+        public var size: Int
+        public var modifiedSeconds: Int
+        public var modifiedNanoseconds: Int
+        public var inode: Int
+    }
+
+    /// The status of the file at `path`; nil when it cannot be looked at.
+    public static func status(_ path: String) -> Status? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Status(size: Int(info.st_size), modifiedSeconds: Int(info.st_mtim.tv_sec),
+                      modifiedNanoseconds: Int(info.st_mtim.tv_nsec), inode: Int(info.st_ino))
     }
 
     /// A small file's text (invalid UTF-8 replaced), or nil when it cannot be read.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Memory the C allocator holds after it was freed.
 public enum FreedMemory {
     /// glibc's `malloc_trim`, which Swift's Glibc module does not declare (it is in

@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes log lines to one file descriptor. Request lines are appended to a buffer and written
 /// in batches by a thread of the writer's own, so a worker thread never waits on the log's

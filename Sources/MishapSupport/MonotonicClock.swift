@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Time that only moves forward, whatever the wall clock does: for durations (state that
 /// expires, rate-limit windows), never for dates.
 public enum MonotonicClock {

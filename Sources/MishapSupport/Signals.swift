@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Signals taken synchronously: blocked in every thread and waited for by one, so a handler
 /// never runs at an arbitrary point of another thread's work.
 public struct SignalSet {

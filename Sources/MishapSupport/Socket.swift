@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The socket calls the server makes outside libmicrohttpd, to carry out faults.
 public enum Socket {
     /// Sends what the socket takes of `bytes` at once (it may be non-blocking), never raising

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Starting this program again as a background server.
 public enum Spawn {
     /// The running executable.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension String {
     /// Whether the string's UTF-8 bytes begin with `prefix`'s: a byte comparison, unlike
     /// `hasPrefix` (which compares characters), and without the generic sequence walk of

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Threads of Mishap's own (the folder watcher, the scenario prefetch), started with pthreads
 /// so they run outside Swift's cooperative pool and may block.
 public final class OwnThread: @unchecked Sendable {

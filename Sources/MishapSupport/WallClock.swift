@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Wall-clock time, and the two ways Mishap writes and reads it: HTTP dates (RFC 9110's
 /// IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`) and ISO 8601 (`2026-11-21T09:30:12.345Z`).
 public enum WallClock {

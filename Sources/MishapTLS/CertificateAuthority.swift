@@ -46,7 +46,7 @@ public struct CertificateAuthority: Sendable {
 
     /// An environment variable of this process.
     public static func variable(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
+        Platform.environment(name)
     }
 
     /// The path of a file in the folder.
@@ -72,8 +72,8 @@ public struct CertificateAuthority: Sendable {
         let certificate = try Certificate.issue(request, key: key, issuer: nil)
         let serverKey = try PrivateKey.generate()
         // Keys first: a folder left without its certificate is not taken for a finished one.
-        for (file, text, mode) in [(keyFile, try key.pem(), mode_t(0o600)), (serverKeyFile, try serverKey.pem(), mode_t(0o600)),
-                                   (certificateFile, try certificate.pem(), mode_t(0o644))] {
+        for (file, text, mode) in [(keyFile, try key.pem(), FileMode(0o600)), (serverKeyFile, try serverKey.pem(), FileMode(0o600)),
+                                   (certificateFile, try certificate.pem(), FileMode(0o644))] {
             if let problem = FileSystem.createFile(directory + "/" + file, text: text, mode: mode) { throw TLSError(problem) }
         }
         return CertificateAuthority(directory: directory, certificate: certificate, key: key, serverKey: serverKey)
@@ -184,17 +184,9 @@ public struct CertificateAuthority: Sendable {
     /// addresses and this machine's host name, then `extra`, without repeats.
     public static func defaultNames(extra: [String]) -> [String] {
         var names = ["localhost", "127.0.0.1", "::1"]
-        if let host = hostName() { names.append(host) }
+        if let host = Platform.hostName() { names.append(host) }
         names += extra
         var seen = Set<String>()
         return names.filter { !$0.isEmpty && seen.insert($0.lowercased()).inserted }
-    }
-
-    /// This machine's host name, when it has one.
-    static func hostName() -> String? {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? nil : name
     }
 }

@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// What a certificate to be issued says: its subject, the names it is valid for, when, and
 /// whether it may issue certificates itself.
 public struct CertificateRequest: Sendable {

@@ -1,4 +1,5 @@
 import CGnuTLS
+import MishapSupport
 
 /// The names a certificate authority may vouch for: X.509 name constraints (RFC 5280), as
 /// permitted subtrees, marked critical. A certificate it signs for any other host name or

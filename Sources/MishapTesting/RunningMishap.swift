@@ -46,6 +46,7 @@ public final class RunningMishap: @unchecked Sendable {
             switch error {
             case .scenarios(let problems): throw problems
             case .server(let failure): throw failure
+            case .tls(let failure): throw failure
             }
         }
         port = instance.port

@@ -78,12 +78,13 @@ public enum Forwarding {
         return headers.filter { !dropped.contains($0.name.lowercased()) }
     }
 
-    /// `answer` (the upstream's, or the error for its lack) delivered as `rulePlan`, the plan
-    /// of the rule that sent the request on (`proxy`), asks: with its headers (in place of the
-    /// upstream's of the same names), delay, dribble and fault, and its endpoint and rule
-    /// named for the journal and the log. The `garbage` fault sends the upstream's body, or
-    /// the rule's random bytes when that is empty.
-    public static func delivered(_ answer: ResponsePlan, as rulePlan: ResponsePlan) -> ResponsePlan {
+    /// `answer` (the upstream's, or the error for its lack) from `upstream`, delivered as
+    /// `rulePlan`, the plan of the rule that sent the request on (`proxy`), asks: with its
+    /// headers (in place of the upstream's of the same names), delay, dribble and fault, and its
+    /// bookkeeping (endpoint, rule, journal entry), with the upstream, for the journal and the
+    /// log. The `garbage` fault sends the upstream's body, or the rule's random bytes when that
+    /// is empty.
+    public static func delivered(_ answer: ResponsePlan, from upstream: String, as rulePlan: ResponsePlan) -> ResponsePlan {
         var plan = answer
         if !rulePlan.headers.isEmpty {
             plan.headers.removeAll { field in rulePlan.headers.contains { $0.name.equalsIgnoringASCIICase(field.name) } }
@@ -93,9 +94,8 @@ public enum Forwarding {
         plan.dribble = rulePlan.dribble
         plan.fault = rulePlan.fault
         if plan.fault == .garbage && plan.body.isEmpty { plan.body = rulePlan.body }
-        plan.endpoint = rulePlan.endpoint
-        plan.rule = rulePlan.rule
-        plan.runtimeRule = rulePlan.runtimeRule
+        plan.bookkeeping = rulePlan.bookkeeping
+        plan.bookkeeping.upstream = upstream
         return plan
     }
 

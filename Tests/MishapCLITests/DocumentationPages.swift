@@ -1,4 +1,5 @@
 import Foundation
+import MishapTestSupport
 
 /// The pages a reader copies from: README.md and every `docs/*.md`, read once, with their fenced
 /// code blocks, the `<!-- check: ... -->` marker before each, their headings' anchors and their

@@ -75,7 +75,7 @@ final class StoryRun {
     func run(_ arguments: [String], timeout: Duration = .seconds(90)) async throws -> Finished {
         let path = folder.path + "/.bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let unset = ["MISHAP_TLS_DIR", "XDG_DATA_HOME", "MISHAP_PID_FILE", "MISHAP_ADMIN_TOKEN"].flatMap { ["-u", $0] }
-        return try await MishapCLITests.run("/usr/bin/env", unset + ["HOME=" + folder.path + "/home", "PATH=" + path] + arguments,
+        return try await MishapTestSupport.run("/usr/bin/env", unset + ["HOME=" + folder.path + "/home", "PATH=" + path] + arguments,
                                                currentDirectory: folder.path, timeout: timeout)
     }
 
@@ -103,7 +103,7 @@ final class StoryRun {
         server?.kill()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names where name.hasSuffix(".pid") {
-            _ = try? await MishapCLITests.run(binary, ["stop", "--pid-file", folder.path + "/" + name], timeout: .seconds(30))
+            _ = try? await MishapTestSupport.run(binary, ["stop", "--pid-file", folder.path + "/" + name], timeout: .seconds(30))
         }
     }
 

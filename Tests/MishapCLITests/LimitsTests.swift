@@ -29,19 +29,12 @@ struct LimitsTests {
         return nil
     }()
 
-    /// Starts `mishap serve` and returns it with the port from its listening line (whatever the host).
+    /// Starts `mishap serve` on a free port with the default scenarios and `arguments`
+    /// (`ChildProcess.serving`), and returns it with its port (whatever the host).
     static func serve(_ arguments: [String], environment: [String: String] = [:],
                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> (ChildProcess, UInt16) {
-        let server = try ChildProcess.mishap(["serve", "--port", "0", "--scenarios", Paths.scenarios] + arguments,
-                                             environment: environment, sourceLocation: sourceLocation)
-        let line = await server.firstOutputLine(timeout: .seconds(30))
-        guard let line, line.hasPrefix("mishap listening on http://"),
-              let port = line.split(separator: ":").last.flatMap({ UInt16($0) }) else {
-            server.kill()
-            Issue.record("no listening line; stdout: \(server.standardOutput) stderr: \(server.standardError)",
-                         sourceLocation: sourceLocation)
-            throw NotListening()
-        }
+        let (server, _, port) = try await ChildProcess.serving(["serve", "--port", "0", "--scenarios", Paths.scenarios] + arguments,
+                                                               environment: environment, sourceLocation: sourceLocation)
         return (server, port)
     }
 

@@ -6,7 +6,6 @@ import Glibc
 #endif
 
 /// `mishap serve` as a real process: startup line, answers, signals, startup failures.
-struct NotListening: Error {}
 
 @Suite("mishap serve", .onBlockingThreads)
 struct ServeTests {
@@ -51,18 +50,10 @@ struct ServeTests {
         return hours * 3600 + minutes * 60 + secondsOfMinute
     }
 
-    /// Starts `mishap` with `arguments` and waits for its listening line.
+    /// Starts `mishap` with `arguments` and waits for its listening line (`ChildProcess.serving`).
     static func startServer(_ arguments: [String],
                             sourceLocation: SourceLocation = #_sourceLocation) async throws -> (ChildProcess, UInt16) {
-        let server = try ChildProcess.mishap(arguments, sourceLocation: sourceLocation)
-        let line = await server.firstOutputLine(timeout: .seconds(30))
-        guard let line, let port = listeningPort(line) else {
-            server.kill()
-            Issue.record("no listening line; stdout: \(server.standardOutput) stderr: \(server.standardError)",
-                         sourceLocation: sourceLocation)
-            throw NotListening()
-        }
-        #expect(port != 0, sourceLocation: sourceLocation)
+        let (server, _, port) = try await ChildProcess.serving(arguments, sourceLocation: sourceLocation)
         return (server, port)
     }
 

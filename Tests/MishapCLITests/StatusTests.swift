@@ -11,18 +11,11 @@ import Glibc
 @Suite("mishap status", .onBlockingThreads)
 struct StatusTests {
     /// Starts `mishap serve` on `port` (8080: where `status`, `state` and `force` look without
-    /// a pid file), waiting a while for the port when another process holds it for a moment.
+    /// a pid file), waiting a while for the port when another process holds it for a moment
+    /// (`ChildProcess.serving`).
     static func serve(_ arguments: [String], environment: [String: String] = [:]) async throws -> (ChildProcess, String) {
-        for _ in 0..<20 {
-            let server = try ChildProcess.mishap(arguments, environment: environment)
-            if let line = await server.firstOutputLine(timeout: .seconds(30)), line.hasPrefix("mishap listening on ") {
-                return (server, String(line.dropFirst("mishap listening on ".count).prefix { $0 != " " }))
-            }
-            server.kill()
-            try await Task.sleep(for: .milliseconds(500))
-        }
-        Issue.record("no server could start with \(arguments)")
-        throw NotListening()
+        let (server, url, _) = try await ChildProcess.serving(arguments, environment: environment, attempts: 20)
+        return (server, url)
     }
 
     @Test("without a pid file, a server started with serve on the default port is found, as state finds it")

@@ -58,4 +58,15 @@ struct TLSAuthorityCommandTests {
             #expect(result.status == 0, "\(host): \(result)")
         }
     }
+
+    @Test("serve with a --tls-cert it cannot read says so and exits 1")
+    func anUnreadableCertificateStopsServe() async throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.path + "/missing.pem"
+        let result = try await runMishap(["serve", "--port", "0", "--tls-port", "0", "--tls-cert", missing, "--tls-key", missing],
+                                         timeout: .seconds(20))
+        #expect(result.status == 1, "\(result)")
+        #expect(result.standardError.contains("mishap: HTTPS: cannot read --tls-cert \(missing)"), "\(result.standardError)")
+        #expect(!result.standardOutput.contains("listening"), "\(result.standardOutput)")
+    }
 }

@@ -22,9 +22,9 @@ import Testing
         ])
         let admin = engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "admin")]))
         #expect(admin.status == 400)
-        #expect(admin.rule == "admin")
-        #expect(admin.endpoint == "GET /check")
-        #expect(engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "bob")])).rule == "anyone")
+        #expect(admin.bookkeeping.rule == "admin")
+        #expect(admin.bookkeeping.endpoint == "GET /check")
+        #expect(engine.respond(to: Request(method: "GET", path: "/check", query: [Field("name", "bob")])).bookkeeping.rule == "anyone")
     }
 
     @Test func whenAlternativesMatchAny() {
@@ -44,13 +44,32 @@ import Testing
             let plan = engine.respond(to: request)
             #expect(plan.status == 404)
             #expect(plan.body == Array(#"{"error":true,"reason":"Not Found"}"#.utf8))
-            #expect(plan.rule == nil)
+            #expect(plan.bookkeeping.rule == nil)
         }
+    }
+
+    /// A request no rule answers is an outcome of its own, whether no endpoint has its path or
+    /// every rule of the endpoint passes; the 404 is what `respond(to:)` makes of it.
+    @Test func nothingMatchedIsAnOutcomeOfItsOwn() {
+        let engine = engine([Rule(name: "admin", when: [name("admin")], action: .respond(json(200, "{}")))])
+        for request in [Request(method: "GET", path: "/nope"), Request(method: "GET", path: "/check", query: [Field("name", "bob")])] {
+            guard case .unmatched = engine.answer(to: request) else {
+                Issue.record("\(request.path) was answered")
+                continue
+            }
+            #expect(engine.respond(to: request).body == Engine.notFound.body)
+        }
+        let admin = Request(method: "GET", path: "/check", query: [Field("name", "admin")])
+        guard case .answered(let plan) = engine.answer(to: admin) else {
+            Issue.record("the admin rule did not answer")
+            return
+        }
+        #expect(plan.bookkeeping.rule == "admin" && plan.destination == .here)
     }
 
     @Test func headAnswersLikeGet() {
         let engine = engine([Rule(name: "ok", action: .respond(json(200, "{}")))])
-        #expect(engine.respond(to: Request(method: "HEAD", path: "/check")).rule == "ok")
+        #expect(engine.respond(to: Request(method: "HEAD", path: "/check")).bookkeeping.rule == "ok")
     }
 
     @Test func anyMethodAnswersEveryMethod() {

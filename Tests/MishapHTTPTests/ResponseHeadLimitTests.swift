@@ -278,7 +278,7 @@ private struct OversizeResponder: Responder {
     func respond(to request: Request) -> ResponsePlan {
         var plan = ResponsePlan(status: 200, headers: [Field("X-Big", ResponseHeadLimitTests.value(for: "X-Big", taking: bytes))],
                                 body: Array("ok".utf8))
-        plan.rule = "oversize"
+        plan.bookkeeping.rule = "oversize"
         return plan
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import MishapTestSupport
 import Testing
 
-/// `GET /isUserNameAvailable`, one test per row of seed-server.md, against the default scenarios.
+/// `GET /isUserNameAvailable` of the default scenarios over a socket: what the server does to a
+/// name before the engine sees it, and the rows that depend on a sequence of requests.
 @Suite(.onBlockingThreads) struct UserNameAvailabilityTests {
     /// Asks about `name`, percent-encoding it.
     func check(_ name: String, on server: TestServer) async throws -> ClientResponse {
@@ -51,26 +52,18 @@ import Testing
         }
     }
 
+    /// What the server does to a name on its way to the engine: percent-decoding (bytes, then
+    /// characters), and `+` as a space, as HTML forms encode it. Which rule answers each name is
+    /// the scenarios' choice, tested against the engine in MishapScenariosTests'
+    /// UserNameAvailabilityRowTests, row by row.
     static let queries: [Query] = [
-        // Row 1
         Query("No parameter", query: "", .error(status: 400, reason: "Username parameter missing")),
-        Query("Another parameter alone counts as missing", query: "?name=someone", .error(status: 400, reason: "Username parameter missing")),
-        // Row 2
-        Query("An empty name", query: "?userName=", .error(status: 400, reason: "Username must not be empty")),
-        // Row 3: characters as Swift counts them. The family emoji is five scalars and 18 bytes.
-    ] + ["a", "ab", "abc", "👨‍👩‍👧", "é", "👍🏽👍🏽👍🏽"].map { Query(name: $0, .error(status: 400, reason: "Username is too short.")) } + [
         Query("The family emoji as 18 percent-encoded bytes", query: "?userName=%F0%9F%91%A8%E2%80%8D%F0%9F%91%A9%E2%80%8D%F0%9F%91%A7",
               .error(status: 400, reason: "Username is too short.")),
-    ] + ["abcd", "👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧"].map { Query(name: $0, .available(true, userName: $0)) }
-        // Row 4
-        + ["admin", "superuser"].map { Query(name: $0, .error(status: 400, reason: "Username is not valid: \($0).")) }
-        // Row 5
-        + [Query(name: "servererror", .error(status: 500, reason: "The database is corrupted"))]
-        // Row 9
-        + ["peterfriese", "johnnyappleseed", "page", "johndoe"].map { Query(name: $0, .available(false, userName: $0)) }
-        // Row 10; `+` is how HTML forms encode a space in a query: the name must not keep the plus.
-        + ["someone", "Admin", "servererror2", "maintenance?", "peterfriese "].map { Query(name: $0, .available(true, userName: $0)) }
-        + [Query("A plus in the query is a space", query: "?userName=john+doe", .available(true, userName: "john doe"))]
+        Query(name: "peterfriese ", .available(true, userName: "peterfriese ")),
+        Query(name: "maintenance?", .available(true, userName: "maintenance?")),
+        Query("A plus in the query is a space", query: "?userName=john+doe", .available(true, userName: "john doe")),
+    ]
 
     @Test(arguments: queries)
     func queryIsAnsweredLikeTheSeedServer(_ query: Query) async throws {

@@ -17,20 +17,20 @@ struct ProxyDeclarationTests {
 
     @Test func proxyUpstreamNamesTheServersUpstreamWithTheRulesDelivery() throws {
         let plan = try plan(Self.respond("proxy: upstream\ndelay: 250\nfault: reset\nheaders: { Retry-After: '2' }"))
-        #expect(plan.upstream == ResponsePlan.serverUpstream)
-        #expect(plan.delayMilliseconds == 250 && plan.fault == .reset && plan.rule == "a" && plan.endpoint == "GET /x")
+        #expect(plan.destination == .serverUpstream)
+        #expect(plan.delayMilliseconds == 250 && plan.fault == .reset && plan.bookkeeping.rule == "a" && plan.bookkeeping.endpoint == "GET /x")
         #expect(plan.headers.map(\.name) == ["Retry-After"])
         #expect(plan.prepared == nil)
     }
 
     @Test func proxyURLIsKeptAsWritten() throws {
         let plan = try plan(Self.respond("proxy: https://api.example.com/v2"))
-        #expect(plan.upstream == "https://api.example.com/v2")
+        #expect(plan.destination == .url("https://api.example.com/v2"))
         #expect(plan.delayMilliseconds == 0 && plan.fault == nil && plan.dribble == nil)
     }
 
     @Test func aResponseWithoutProxyGoesNowhere() throws {
-        #expect(try plan(Self.respond("text: here")).upstream == nil)
+        #expect(try plan(Self.respond("text: here")).destination == .here)
     }
 
     struct Mistake: Sendable, CustomTestStringConvertible {

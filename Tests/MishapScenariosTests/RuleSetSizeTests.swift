@@ -44,8 +44,8 @@ import Testing
         #expect(second.prepared === firstPrepared)
         let otherPrepared = try #require(other.prepared)
         #expect(otherPrepared !== firstPrepared)
-        #expect(first.endpoint == "GET /e0" && second.endpoint == "GET /e1")
-        #expect(first.rule == "same" && other.status == 201 && first.status == 200)
+        #expect(first.bookkeeping.endpoint == "GET /e0" && second.bookkeeping.endpoint == "GET /e1")
+        #expect(first.bookkeeping.rule == "same" && other.status == 201 && first.status == 200)
         #expect(String(decoding: second.body, as: UTF8.self) == #"{"ok":true}"#)
         #expect(first.headers == [Field("Content-Type", "application/json; charset=utf-8")])
         first.headers.withUnsafeBufferPointer { firstHeaders in

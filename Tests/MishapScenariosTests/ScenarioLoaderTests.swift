@@ -35,8 +35,8 @@ struct ScenarioLoaderTests {
 
         let short = engine.respond(to: Request(method: "GET", path: "/isUserNameAvailable", query: [Field("userName", "abc")]))
         #expect(short.status == 400)
-        #expect(short.rule == "tooShort")
-        #expect(short.endpoint == "GET /isUserNameAvailable")
+        #expect(short.bookkeeping.rule == "tooShort")
+        #expect(short.bookkeeping.endpoint == "GET /isUserNameAvailable")
         #expect(short.text == #"{"error":true,"reason":"Username is too short."}"#)
 
         let available = engine.respond(to: Request(method: "GET", path: "/isUserNameAvailable", query: [Field("userName", "zaphod")]))
@@ -48,7 +48,7 @@ struct ScenarioLoaderTests {
             method: "POST", path: "/login", headers: [Field("Content-Type", "application/json")],
             body: Array(#"{"email":"john@doe.com","password":"onlyjohnknowsme"}"#.utf8)))
         #expect(login.status == 200)
-        #expect(login.rule == "success")
+        #expect(login.bookkeeping.rule == "success")
     }
 
     @Test("Files under files/ are bodies, not scenarios, and a response can send one")
@@ -72,7 +72,7 @@ struct ScenarioLoaderTests {
 
         let plan = set.makeEngine().respond(to: Request(method: "GET", path: "/body"))
         #expect(plan.status == 202)
-        #expect(plan.rule == "fromFile")
+        #expect(plan.bookkeeping.rule == "fromFile")
         #expect(plan.header("Content-Type") == "application/json; charset=utf-8")
         #expect(plan.body == Array(body))
     }

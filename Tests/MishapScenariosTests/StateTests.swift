@@ -60,9 +60,9 @@ struct StateTests {
         let first = Self.get(engine)
         #expect(first.prepared != nil, "a fixed response is sent ready-made")
         #expect(first.status == 201 && first.text == "welcome")
-        #expect(first.endpoint == "GET /x" && first.rule == "login")
-        #expect(first.stateChanges == [StateChange(name: "loggedIn", from: .boolean(false), to: .boolean(true), milliseconds: nil)])
-        #expect(Self.get(engine).stateChanges == [StateChange(name: "loggedIn", from: .boolean(true), to: .boolean(true), milliseconds: nil)])
+        #expect(first.bookkeeping.endpoint == "GET /x" && first.bookkeeping.rule == "login")
+        #expect(first.bookkeeping.stateChanges == [StateChange(name: "loggedIn", from: .boolean(false), to: .boolean(true), milliseconds: nil)])
+        #expect(Self.get(engine).bookkeeping.stateChanges == [StateChange(name: "loggedIn", from: .boolean(true), to: .boolean(true), milliseconds: nil)])
     }
 
     @Test func aTokenIsRememberedCountedAndExpires() throws {
@@ -72,8 +72,8 @@ struct StateTests {
         let issued = Self.get(engine, query: [Field("issue", "yes")])
         let token = Self.token(issued)
         #expect(token.count == 32 && token.allSatisfy(\.isHexDigit), "\(issued.text)")
-        #expect(issued.stateChanges.map(\.name) == ["token", "live", "calls"])
-        #expect(issued.stateChanges[1] == StateChange(name: "live", from: .boolean(false), to: .boolean(true), milliseconds: 60_000))
+        #expect(issued.bookkeeping.stateChanges.map(\.name) == ["token", "live", "calls"])
+        #expect(issued.bookkeeping.stateChanges[1] == StateChange(name: "live", from: .boolean(false), to: .boolean(true), milliseconds: 60_000))
         let bearer = [Field("Authorization", "Bearer \(token)")]
         #expect((1...4).map { _ in Self.get(engine, headers: bearer).text } == ["ok 1", "ok 2", "ok 3", "expired"])
         #expect(Self.get(engine, headers: [Field("Authorization", "Bearer other")]).text == "unknown")

@@ -56,7 +56,7 @@ import Testing
         #expect(remote.status == 403)
         let remoteJSON = try #require((try? JSONSerialization.jsonObject(with: Data(remote.body))) as? [String: Any])
         #expect(remoteJSON["error"] as? Bool == true)
-        #expect(remote.endpoint == nil && remote.rule == nil)
+        #expect(remote.bookkeeping.endpoint == nil && remote.bookkeeping.rule == nil)
 
         let health = try await harness.admin("health")
         #expect(health["status"] as? String == "ok")

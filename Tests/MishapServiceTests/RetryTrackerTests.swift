@@ -10,7 +10,8 @@ import Testing
     static func plan(retryAfter seconds: String?, delay: Int = 0) -> ResponsePlan {
         ResponsePlan(status: seconds == nil ? 200 : 503,
                      headers: seconds.map { [Field("retry-AFTER", $0)] } ?? [Field("Content-Type", "text/plain")],
-                     delayMilliseconds: delay, endpoint: "GET /x", rule: seconds == nil ? "ok" : "busy")
+                     delayMilliseconds: delay,
+                     bookkeeping: ResponsePlan.Bookkeeping(endpoint: "GET /x", rule: seconds == nil ? "ok" : "busy"))
     }
 
     /// Observes one request of `session` at `now` (milliseconds).
