@@ -40,11 +40,14 @@ class Mishap:
             self.process.kill()
             raise RuntimeError(f"mishap did not start: {line!r}")
         self.url = match.group(1)
-        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+        self.reader = threading.Thread(target=self.process.stdout.read, daemon=True)
+        self.reader.start()
 
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=15)
+        self.reader.join(timeout=5)
+        self.process.stdout.close()
 
     def call(self, method, path, body=None, **query):
         """An admin call: (status, parsed JSON)."""
