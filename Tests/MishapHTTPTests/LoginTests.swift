@@ -5,8 +5,6 @@ import Testing
 /// `POST /login` of the default scenarios over a socket: bodies of each format reach the engine,
 /// and the cases that need a sequence of requests (maintenance's cycle).
 @Suite(.onBlockingThreads) struct LoginTests {
-    static let formContentType = "application/x-www-form-urlencoded"
-
     /// Posts `fields` as JSON.
     func login(_ fields: [String: Any], on server: TestServer) async throws -> ClientResponse {
         try await server.post("/login", json: fields)
@@ -29,32 +27,7 @@ import Testing
         #expect(response.json?.count == 1)
     }
 
-    /// A login as a client sends it, and the answer it must get: John's token, or an error.
-    struct Attempt: Sendable, CustomTestStringConvertible {
-        let testDescription: String
-        /// The body exactly as sent.
-        let body: String
-        let contentType: String
-        /// The error's status and message; nil for John's token.
-        let error: (status: Int, message: String)?
-
-        /// A JSON body.
-        init(_ description: String, json: String, error: (status: Int, message: String)? = nil) {
-            testDescription = description
-            body = json
-            contentType = "application/json"
-            self.error = error
-        }
-
-        /// A form, already percent-encoded.
-        init(_ description: String, form: String, contentType: String = LoginTests.formContentType,
-             error: (status: Int, message: String)? = nil) {
-            testDescription = description
-            body = form
-            self.contentType = contentType
-            self.error = error
-        }
-    }
+    typealias Attempt = LoginAttempt
 
     static let unknownUser = (status: 404, message: "User doesn't exist.")
     static let malformed = (status: 400, message: "Malformed request body.")

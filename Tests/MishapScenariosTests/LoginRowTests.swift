@@ -9,34 +9,7 @@ import Testing
 /// engine's work, with no socket in it. MishapHTTPTests' LoginTests sends logins over a socket,
 /// and the cases that need a sequence of requests.
 @Suite struct LoginRowTests {
-    static let formContentType = "application/x-www-form-urlencoded"
-
-    /// A login as a client sends it, and the answer it must get: John's token, or an error.
-    struct Attempt: Sendable, CustomTestStringConvertible {
-        let testDescription: String
-        /// The body exactly as sent.
-        let body: String
-        let contentType: String
-        /// The error's status and message; nil for John's token.
-        let error: (status: Int, message: String)?
-
-        /// A JSON body.
-        init(_ description: String, json: String, error: (status: Int, message: String)? = nil) {
-            testDescription = description
-            body = json
-            contentType = "application/json"
-            self.error = error
-        }
-
-        /// A form, already percent-encoded.
-        init(_ description: String, form: String, contentType: String = LoginRowTests.formContentType,
-             error: (status: Int, message: String)? = nil) {
-            testDescription = description
-            body = form
-            self.contentType = contentType
-            self.error = error
-        }
-    }
+    typealias Attempt = LoginAttempt
 
     static let required = (status: 400, message: "Email and password are required.")
     static let invalidCredentials = (status: 401, message: "Invalid credentials.")
