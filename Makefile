@@ -88,7 +88,7 @@ lint:
 ## check: what CI requires, stage by stage (scripts/check.sh, their one list): lint, test,
 ## install-check, image-check, bench-smoke, the instruction-count gate (bench-instructions'
 ## smoke pass), dashboard-check, api-check. Stops at the first failure; ends with a table of every stage's
-## time and result, each stage's output in .build/ci/ (about 6 minutes on 2 cores).
+## time and result, each stage's output in .build/ci/ (about 7 minutes on 2 cores).
 ## CHECK_ONLY="lint bench-smoke" runs only those stages (the others show as NOT RUN).
 check: deps
 	SWIFT="$(SWIFT)" scripts/check.sh $(CHECK_ONLY)
