@@ -78,19 +78,4 @@ import Testing
             #expect(await eventually(within: .seconds(5)) { mishap.requests().map(\.rule) == [rule] }, "\(mishap.requests().map(\.rule))")
         }
     }
-
-    /// A late answer within the client's timeout arrives whole: `slowpoke` answers after 1.5 s,
-    /// to a patient client (5 s); `trickle` sends its body in 5 pieces over 5 s, and the client's
-    /// timeout is an idle timeout, so a 4 s one (shorter than the whole answer, and with room for
-    /// a loaded machine's stalls between pieces) gets it whole.
-    @Test(arguments: [(userName: "slowpoke", timeout: 5.0, late: Duration.seconds(1.5)), ("trickle", 4.0, .seconds(4))])
-    func lateAnswerArrivesWhole(userName: String, timeout: TimeInterval, late: Duration) async throws {
-        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
-            let client = mishap.client(in: mishap.session(), timeout: timeout)
-            let start = ContinuousClock.now
-            let answer = try await client.checkUserNameAvailable(userName)
-            #expect(answer == UserNameAvailableMessage(isAvailable: true, userName: userName))
-            #expect(start.duration(to: .now) >= late)
-        }
-    }
 }
