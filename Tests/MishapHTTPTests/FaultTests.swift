@@ -221,11 +221,13 @@ import Testing
         }
     }
 
-    @Test func forcedFaultOnAnOrdinaryName() throws {
-        // X-Mishap-Rule drives a request that cannot choose its input into a fault.
+    @Test(arguments: FailureEndpoint.allCases)
+    func forcedFaultOnAnOrdinaryName(endpoint: FailureEndpoint) throws {
+        // X-Mishap-Rule drives a request that cannot choose its input into a fault, a login's
+        // body as much as a query.
         let server = try TestServer()
         let connection = try server.connect(timeoutSeconds: 5)
-        try connection.sendRequest("GET", "/isUserNameAvailable?userName=bob", headers: [("X-Mishap-Rule", "reset")])
+        try endpoint.sendRaw("someone", on: connection, headers: [("X-Mishap-Rule", "reset")])
         let (pieces, end) = try connection.readPiecesToEnd()
         #expect(pieces.isEmpty)
         #expect(end == .failed(errno: ECONNRESET), "\(end)")

@@ -127,7 +127,7 @@ import Testing
 
     @Test(arguments: FailureEndpoint.allCases)
     func illegalResponseLacksAField(endpoint: FailureEndpoint) async throws {
-        let response = try await payload("illegalresponse", endpoint, contentType: nil)
+        let response = try await payload("illegalresponse", endpoint)
         #expect(response.text == (endpoint == .userName ? #"{"isAvailable":false}"# : #"{"user_id":"123"}"#))
         let key = endpoint == .userName ? "userName" : "token"
         await expectDecodingError(endpoint, response.body, "a missing '\(key)'") {

@@ -163,17 +163,6 @@ import Testing
         #expect(reason.hasPrefix("X-Mishap-Rule: no rule 'nope' in POST /login; its rules are malformedBody, missingField"), "\(reason)")
     }
 
-    @Test func forcingAFaultOnLogin() async throws {
-        // A fresh server, so URLSession's first request opens a fresh connection (see
-        // FaultTests.urlSessionTimesOutAPostWhoseReusedConnectionBreaks).
-        let server = try TestServer()
-        let body = try JSONSerialization.data(withJSONObject: ["email": "john@doe.com", "password": "onlyjohnknowsme"])
-        let error = await urlError {
-            try await server.send("POST", "/login", body: body, headers: ["Content-Type": "application/json", "X-Mishap-Rule": "reset"])
-        }
-        #expect(error?.code == .networkConnectionLost, "\(String(describing: error))")
-    }
-
     @Test func forcingDoesNotReachAnotherPath() async throws {
         let server = try TestServer()
         let response = try await server.send("GET", "/nowhere", headers: ["X-Mishap-Rule": "serverError"])

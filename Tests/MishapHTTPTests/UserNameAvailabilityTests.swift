@@ -127,16 +127,6 @@ import Testing
             expectError(response, status: 500, reason: "Temporarily unavailable for maintenance", retryAfter: "17")
         }
     }
-
-    // Row 8
-    @Test func illegalresponseLeavesOutTheUserName() async throws {
-        let server = try TestServer()
-        let response = try await check("illegalresponse", on: server)
-        #expect(response.status == 200)
-        #expect(response.header("Content-Type") == jsonContentType)
-        #expect(response.text == #"{"isAvailable":false}"#)
-        #expect(response.json?["userName"] == nil)
-    }
 }
 
 @Suite(.onBlockingThreads) struct QueryDecodingTests {

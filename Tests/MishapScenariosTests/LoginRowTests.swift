@@ -45,6 +45,9 @@ import Testing
                 error: (status: 400, message: "Password is too short.")),
         Attempt("A four-character password is long enough", json: #"{"email":"john@doe.com","password":"abcd"}"#,
                 error: invalidCredentials),
+        // The failure triggers sit below the input checks.
+        Attempt("A failure trigger with a too-short password is still too short",
+                json: #"{"email":"ratelimited@x.com","password":"abc"}"#, error: (status: 400, message: "Password is too short.")),
 
         // A failure on purpose, without Retry-After.
         Attempt("servererror fails", json: #"{"email":"servererror@x.com","password":"secret"}"#,
