@@ -70,15 +70,19 @@ uninstall:
 ## no line per started or passed test and each known issue as one line; failures are printed
 ## whole, and each step's whole output is kept in .build/test-logs/.
 FUZZ_TESTS := MishapFuzzTests
+## Command-line tests that keep both cores busy for many seconds (the README's Package.swift
+## evaluated by swift package), run with the scenario fuzzers, away from the tests that time a
+## process's exit.
+HEAVY_CLI_TESTS := DocumentationBlockTests/manifestsEvaluate
 QUIET = scripts/quiet-tests.py --log .build/test-logs/$(1).log
 test: deps python-test-deps
 	@mkdir -p .build/test-logs
 	$(call QUIET,build) --no-warnings -- $(SWIFT) build --build-tests -q
 	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip $(FUZZ_TESTS)
-	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests
+	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests --skip "$(HEAVY_CLI_TESTS)"
 	python3 -m unittest discover -s Tests/python
 	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter $(FUZZ_TESTS).HTTPFuzzTests
-	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter $(FUZZ_TESTS) --skip $(FUZZ_TESTS).HTTPFuzzTests
+	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter "$(FUZZ_TESTS)|$(HEAVY_CLI_TESTS)" --skip $(FUZZ_TESTS).HTTPFuzzTests
 
 ## lint: swift format's rules (.swift-format) over every Swift file, and no trailing whitespace or
 ## tabs; fails on any finding (scripts/lint.sh; seconds; make check runs it)

@@ -265,7 +265,8 @@ struct DaemonTests {
         #expect(Self.fetch(port, "/isUserNameAvailable?userName=zaphod") == nil, "still answering after stop")
         #expect(Self.read(logFile)?.contains("received SIGTERM") == true, "\(Self.read(logFile) ?? "no log")")
 
-        let after = try await runMishap(["status", "--pid-file", pidFile])
+        // Nothing else may serve on 8080 meanwhile: status would find it there.
+        let after = try await DefaultPortLock.exclusive { try await runMishap(["status", "--pid-file", pidFile]) }
         #expect(after.status == 1, "\(after)")
         #expect(after.standardOutput.contains("not running"), "\(after)")
         // Stopping what is not running is not an error.
@@ -325,7 +326,8 @@ struct DaemonTests {
         #expect(leftovers == ["taken.log"], "\(leftovers)")
         #expect(Self.read(logFile)?.contains("cannot listen on 127.0.0.1:\(port)") == true)
 
-        let status = try await runMishap(["status", "--pid-file", pidFile])
+        // Nothing else may serve on 8080 meanwhile: status would find it there.
+        let status = try await DefaultPortLock.exclusive { try await runMishap(["status", "--pid-file", pidFile]) }
         #expect(status.status == 1, "\(status)")
     }
 
@@ -367,7 +369,8 @@ struct DaemonTests {
         #expect(!Self.isAlive(stale))
         try "\(stale)\nhttp://127.0.0.1:9\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
 
-        let status = try await runMishap(["status", "--pid-file", pidFile])
+        // Nothing else may serve on 8080 meanwhile: status would find it there.
+        let status = try await DefaultPortLock.exclusive { try await runMishap(["status", "--pid-file", pidFile]) }
         #expect(status.status == 1, "\(status)")
         #expect(status.standardOutput.contains("stale pid file \(pidFile): process \(stale) is gone"), "\(status)")
 
@@ -400,7 +403,8 @@ struct DaemonTests {
         defer { other.kill() }
         try "\(other.pid)\nhttp://127.0.0.1:9\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
 
-        let status = try await runMishap(["status", "--pid-file", pidFile])
+        // Nothing else may serve on 8080 meanwhile: status would find it there.
+        let status = try await DefaultPortLock.exclusive { try await runMishap(["status", "--pid-file", pidFile]) }
         #expect(status.status == 1, "\(status)")
         #expect(status.standardOutput.contains("stale"), "\(status)")
 

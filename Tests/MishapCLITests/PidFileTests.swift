@@ -145,7 +145,8 @@ extension DaemonTests {
         defer { other.kill() }
         try "\(other.pid)\n\(withURL ? "http://127.0.0.1:9\n" : "")".write(toFile: pidFile, atomically: true, encoding: .utf8)
 
-        let status = try await runMishap(["status", "--pid-file", pidFile])
+        // Nothing else may serve on 8080 meanwhile: status would find it there.
+        let status = try await DefaultPortLock.exclusive { try await runMishap(["status", "--pid-file", pidFile]) }
         #expect(status.status == 1, "\(status)")
         #expect(status.standardOutput.contains("not a mishap server"), "\(status)")
         #expect(!status.standardOutput.contains("is running"), "\(status)")
@@ -170,7 +171,8 @@ extension DaemonTests {
         #expect(await gone.waitForExit(timeout: .seconds(10)))
         try "\(gone.pid)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
 
-        let status = try await runMishap(["status", "--pid-file", pidFile])
+        // Nothing else may serve on 8080 meanwhile: status would find it there.
+        let status = try await DefaultPortLock.exclusive { try await runMishap(["status", "--pid-file", pidFile]) }
         #expect(status.status == 1, "\(status)")
         #expect(status.standardOutput.contains("stale pid file \(pidFile): process \(gone.pid) is gone"), "\(status)")
         let stop = try await runMishap(["stop", "--pid-file", pidFile])

@@ -20,6 +20,11 @@ struct StatusTests {
 
     @Test("without a pid file, a server started with serve on the default port is found, as state finds it")
     func serverWithoutAPidFile() async throws {
+        try await DefaultPortLock.exclusive { try await Self.checkServerWithoutAPidFile() }
+    }
+
+    /// `serverWithoutAPidFile`, while no other test asks what serves on 8080.
+    static func checkServerWithoutAPidFile() async throws {
         let folder = try TemporaryFolder()
         let pidFile = folder.path + "/mishap.pid"
         let before = try await runMishap(["status", "--pid-file", pidFile])
@@ -27,7 +32,7 @@ struct StatusTests {
         #expect(before.standardOutput.hasPrefix("mishap is not running (no pid file at \(pidFile); nothing serves at http://127.0.0.1:8080"),
                 "\(before)")
 
-        let (server, url) = try await Self.serve(["serve", "--port", "8080", "--scenarios", Paths.scenarios, "--watch", "off"])
+        let (server, url) = try await serve(["serve", "--port", "8080", "--scenarios", Paths.scenarios, "--watch", "off"])
         defer { server.kill() }
         #expect(url == "http://127.0.0.1:8080")
         let state = try await runMishap(["state", "--pid-file", pidFile])

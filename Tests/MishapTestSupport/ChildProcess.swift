@@ -136,7 +136,7 @@ public final class ChildProcess {
 }
 
 /// What a finished command did.
-public struct Finished {
+public struct Finished: Sendable {
     /// The exit status, or nil when the process did not exit normally in time.
     public let status: Int32?
     public let standardOutput: String
