@@ -59,7 +59,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/mishap"
 	rm -rf "$(DESTDIR)$(PREFIX)/share/mishap"
 
-## test: build and run every test, and only the tests, in four runs of the Swift tests and one of
+## test: build and run every test, and only the tests, in five runs of the Swift tests and one of
 ## the Python suite (Tests/python: Mishap driven from another language's test runner). The tests that start
 ## processes run on their own: Foundation's Process.run can crash in a test process holding
 ## thousands of sockets (the in-process server tests, all at once). The fuzzers run last and
@@ -70,16 +70,23 @@ uninstall:
 ## no line per started or passed test and each known issue as one line; failures are printed
 ## whole, and each step's whole output is kept in .build/test-logs/.
 FUZZ_TESTS := MishapFuzzTests
+## The suites that start processes (Foundation's Process.run), run apart from the in-process
+## tests: the command line's, and two outside it (curl against the local authority's
+## certificates; a client process given only a session's base URL).
+PROCESS_TESTS := MishapCLITests|MishapTLSTests.NameConstraintsTests|MishapTestingTests.RuntimeSetupTests
 ## Command-line tests that keep both cores busy for many seconds (the README's Package.swift
 ## evaluated by swift package), run with the scenario fuzzers, away from the tests that time a
 ## process's exit.
 HEAVY_CLI_TESTS := DocumentationBlockTests/manifestsEvaluate
+## The command-line test that times 1,000 requests held on a slow upstream runs alone.
+HELD_CLI_TESTS := UpstreamHeldRequestsTests
 QUIET = scripts/quiet-tests.py --log .build/test-logs/$(1).log
 test: deps python-test-deps
 	@mkdir -p .build/test-logs
 	$(call QUIET,build) --no-warnings -- $(SWIFT) build --build-tests -q
-	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip MishapCLITests --skip $(FUZZ_TESTS)
-	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter MishapCLITests --skip "$(HEAVY_CLI_TESTS)"
+	$(call QUIET,in-process) -- $(SWIFT) test --skip-build --skip "$(PROCESS_TESTS)" --skip $(FUZZ_TESTS)
+	$(call QUIET,command-line) -- $(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)" --skip "$(HEAVY_CLI_TESTS)|$(HELD_CLI_TESTS)"
+	$(call QUIET,held-requests) -- $(SWIFT) test --skip-build --filter "$(HELD_CLI_TESTS)"
 	python3 -m unittest discover -s Tests/python
 	$(call QUIET,http-fuzz) -- $(SWIFT) test --skip-build --filter $(FUZZ_TESTS).HTTPFuzzTests
 	$(call QUIET,scenario-fuzz) -- $(SWIFT) test --skip-build --filter "$(FUZZ_TESTS)|$(HEAVY_CLI_TESTS)" --skip $(FUZZ_TESTS).HTTPFuzzTests
