@@ -28,6 +28,8 @@ final class ClientHistory: Sendable {
         var attempts: RecentItems<ClientAttempt>
         /// How many attempts the session let go of to keep its last `attemptsPerSession`.
         var dropped = 0
+        /// The session's earlier history was let go of to make room for others.
+        var evictedBefore = false
     }
 
     private struct Shard {
@@ -105,7 +107,13 @@ final class ClientHistory: Sendable {
             }
         }
         shard(key).state.withLock { shard in
-            var record = shard.sessions.removeValue(forKey: key) ?? Record(attempts: RecentItems(capacity: attemptsPerSession))
+            var record: Record
+            if let kept = shard.sessions.removeValue(forKey: key) {
+                record = kept
+            } else {
+                record = Record(attempts: RecentItems(capacity: attemptsPerSession))
+                record.evictedBefore = shard.evicted.items.contains(key.hashValue)
+            }
             if record.attempts.count == attemptsPerSession {
                 record.dropped += 1
             } else {
