@@ -37,8 +37,8 @@ async function renderVerdict() {
   const limits = verdict.limits || {};
   $("verdict-grouping").textContent = `${verdict.attempts} requests judged`
     + (limits.maxAttempts ? `; at most ${limits.maxAttempts} attempts` : "")
-    + (limits.giveUpWithinMs ? `, give up within ${limits.giveUpWithinMs} ms` : "")
-    + (verdict.grouping ? `. ${verdict.grouping}` : "");
+    + (limits.giveUpWithinMs ? `, give up within ${seconds(limits.giveUpWithinMs)}` : "")
+    + (verdict.grouping ? `. Grouping: ${verdict.grouping}` : "");
 
   // Evidence lists stay open or closed as the reader left them across polls.
   const open = new Set([...document.querySelectorAll("#verdict-checks details[open]")].map((d) => d.dataset.check));
@@ -68,6 +68,9 @@ async function renderVerdict() {
     && (endpoint === null || e.endpoint === endpoint));
   drawTimeline($("verdict-timeline"), observations, requests);
 }
+
+// 60000 -> "60 s", 1500 -> "1.5 s", 250 -> "250 ms".
+const seconds = (milliseconds) => (milliseconds < 1000 ? `${milliseconds} ms` : `${milliseconds / 1000} s`);
 
 // One journal entry a check is based on: `#12 16:00:00.123 GET /path -> 500 (rule) waited 3004 ms: note`.
 function evidenceItem(e) {
