@@ -18,6 +18,9 @@ struct VerdictChecks {
     static let backoffGrowthFactor = 1.5
     static let backoffMinimumGrowthMilliseconds: Int64 = 50
     static let hammeringAttemptsPerSecond = 10.0
+    /// How long after a refresh was answered the expired token may still arrive (requests
+    /// already on their way).
+    static let staleTokenGraceMilliseconds: Int64 = 1_000
 
     /// Every check, in the verdict's order.
     func all() -> [VerdictCheck] {
@@ -232,7 +235,9 @@ struct VerdictChecks {
                 }
                 run = []
             }
-            for index in group {
+            // A 401 invalid_token is the token's failure, not the request's: `oneRefresh`
+            // judges it (parallel requests refused together are not attempts of one request).
+            for index in group where !attempts[index].invalidToken {
                 let attempt = attempts[index]
                 let failed = attempt.failedTransiently || attempt.isFinalClientError
                 if failed || !run.isEmpty { run.append(index) }
@@ -341,8 +346,8 @@ struct VerdictChecks {
     /// Requests answered 401 with `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750,
     /// section 3.1) with the same credentials form one burst: the client refreshes its token
     /// once for the burst (one request with `grant_type=refresh_token`, RFC 6749 section 6),
-    /// sends the expired token no more once the refresh is answered, and never sends a
-    /// refresh token twice.
+    /// sends the expired token no more once the refresh is answered (a second after, for
+    /// requests already on their way), and never sends a refresh token twice.
     func oneRefresh() -> VerdictCheck {
         var evidence: [VerdictEvidence] = []
         // The bursts, by credentials, in the order of their first 401.
@@ -381,7 +386,9 @@ struct VerdictChecks {
             }
             // After the refresh was answered, the expired token is not sent again; each request
             // that got the 401 is sent again with other credentials.
-            let refreshed = attempts[firstRefresh].end ?? attempts[firstRefresh].time
+            // Requests the client sent before it had the new token may arrive just after the
+            // refresh was answered: only those more than `staleTokenGraceMilliseconds` later count.
+            let refreshed = (attempts[firstRefresh].end ?? attempts[firstRefresh].time) + Self.staleTokenGraceMilliseconds
             if let stale = attempts.indices.first(where: { attempts[$0].time > refreshed && attempts[$0].credentialsHash == burst.credentials
                 && attempts[$0].refreshToken == nil }) {
                 problems.append("the expired token was sent again after the refresh (#\(attempts[stale].id))")
