@@ -85,7 +85,7 @@ struct VerdictReport {
     static func secondsText(_ milliseconds: Double) -> String {
         if milliseconds < 1000 { return "\(Int(milliseconds.rounded())) ms" }
         let tenths = Int((milliseconds / 100).rounded())
-        return tenths % 10 == 0 || tenths >= 100 ? "\(Int((milliseconds / 1000).rounded())) s" : "\(tenths / 10).\(tenths % 10) s"
+        return tenths >= 100 ? "\(Int((milliseconds / 1000).rounded())) s" : "\(tenths / 10).\(tenths % 10) s"
     }
 
     /// How many evidence lines a failed check shows; the rest are counted.
@@ -97,14 +97,29 @@ struct VerdictReport {
         let width = checks.map(\.name.count).max() ?? 0
         var out: [String] = []
         for check in checks {
-            out.append("\(Self.mark(check.passed)) \(check.name)\(String(repeating: " ", count: width - check.name.count))  \(check.summary)")
+            let summary = Self.oneLine(check.summary)
+            out.append("\(Self.mark(check.passed)) \(Self.oneLine(check.name))\(String(repeating: " ", count: width - check.name.count))  \(summary)")
             guard check.passed == false else { continue }
-            for item in check.evidence.prefix(Self.evidenceShown) { out.append("      " + item.line) }
+            for item in check.evidence.prefix(Self.evidenceShown) { out.append("      " + Self.oneLine(item.line)) }
             if check.evidence.count > Self.evidenceShown {
                 out.append("      … and \(check.evidence.count - Self.evidenceShown) more (--json has them all)")
             }
         }
-        out.append(overall)
+        out.append(Self.oneLine(overall))
+        return out
+    }
+
+    /// `text` fit for one line of a terminal: line breaks and tabs made spaces, every other
+    /// control character (an escape sequence's start among them) shown as U+FFFD.
+    static func oneLine(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09, 0x0A, 0x0D: out += " "
+            case 0x00..<0x20, 0x7F, 0x80..<0xA0: out.unicodeScalars.append("\u{FFFD}")
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
         return out
     }
 
