@@ -14,6 +14,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     public let options: ServiceOptions
     public let journal: RequestJournal
     public let retries: RetryTracker
+    /// What each session's clients did, for the verdict (`GET /__mishap/verdict`).
+    let history: ClientHistory
     /// Rules added at runtime: kept across reloads, compiled again against each new set.
     public let runtime = RuntimeRules()
     /// The last requests no rule answered, with the nearest rules.
@@ -78,6 +80,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
         retries = RetryTracker(capacity: max(options.journalSize, 100))
+        history = ClientHistory(maxSessions: min(options.engine.maxSessions, 10_000))
         loaded = Mutex(Loaded(scenarios: scenarios, engine: scenarios.makeEngine(options: options.engine, runtime: runtime),
                               loadedAt: WallClock.nowMilliseconds()))
     }
@@ -153,6 +156,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         journal.clear(session: session)
         retries.clear(session: session)
+        if let session { history.clear(session: .some(session)) } else { history.clear() }
         runtime.removeAll(session: session)
         unmatched.clear(session: session)
     }
@@ -282,6 +286,12 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         if let endpoint = plan.bookkeeping.endpoint {
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)
         }
+        var attempt = ClientAttempt(id: id, time: now, request: request, plan: plan)
+        if attempt.followedToEnd && id == 0 {
+            attempt.id = history.nextOwnID()
+            plan.bookkeeping.completionTag = attempt.id
+        }
+        history.record(attempt, session: session)
     }
 
     /// Returns once every request line logged so far is written.
@@ -295,10 +305,14 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// The server is done with a journaled request (not logged): its entry notes how long it took.
     public func finished(tag: UInt64, completedNormally: Bool) {
         journal.complete(tag, completedNormally: completedNormally)
+        history.complete(tag, completedNormally: completedNormally)
     }
 
     public func completed(_ request: CompletedRequest) {
-        if request.completionTag != 0 { journal.complete(request.completionTag, completedNormally: request.completedNormally) }
+        if request.completionTag != 0 {
+            journal.complete(request.completionTag, completedNormally: request.completedNormally)
+            history.complete(request.completionTag, completedNormally: request.completedNormally)
+        }
         guard logsRequests else { return }
         // Admin calls that only read (a dashboard polls every second) are logged at debug;
         // those that change something, at info.

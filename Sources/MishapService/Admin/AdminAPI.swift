@@ -46,6 +46,9 @@ struct AdminAPI: Sendable {
             api.force(request)
         },
         "retries": Route(method: "GET", parameters: ["session", "endpoint"]) { api, request in api.retries(request) },
+        "verdict": Route(method: "GET", parameters: ["session", "endpoint", "maxAttempts", "giveUpWithin"]) { api, request in
+            api.verdict(request)
+        },
         "state": Route(methods: ["GET", "POST"], parameters: ["session"]) { api, request in api.state(request) },
         "tls": Route(method: "GET", parameters: []) { api, _ in api.tls() },
         "openapi.json": Route(method: "GET", parameters: []) { _, _ in OpenAPIDescription.respond() },

@@ -33,4 +33,15 @@ struct RecentItems<Item> {
         storage = items.filter(shouldKeep)
         start = 0
     }
+
+    /// Changes the newest item `change` takes (it returns true when it did), looking from the
+    /// newest back.
+    mutating func update(_ change: (inout Item) -> Bool) {
+        var offset = storage.count
+        while offset > 0 {
+            offset -= 1
+            let index = (start + offset) % storage.count
+            if change(&storage[index]) { return }
+        }
+    }
 }
