@@ -141,6 +141,35 @@ struct VerdictCommandTests {
         #expect(nothing.standardError.contains("nothing accepts connections"), "\(nothing.standardError)")
     }
 
+    @Test("Against mishap serve: a client that came back at once after Retry-After: 17 fails retryAfter; one plain request passes")
+    func realServer() async throws {
+        let (server, port) = try await ServeTests.startServer(["serve", "--port", "0", "--scenarios", Paths.scenarios])
+        defer { server.kill() }
+        let url = "http://127.0.0.1:\(port)"
+        for _ in 0..<2 {
+            #expect(DaemonTests.fetch(port, "/__session/hasty/isUserNameAvailable?userName=maintenance")?.status == 500)
+        }
+        #expect(DaemonTests.fetch(port, "/isUserNameAvailable?userName=patient", headers: ["X-Mishap-Session: calm"])?.status == 200)
+
+        let folder = try TemporaryFolder()
+        let junit = folder.path + "/hasty.xml"
+        let hasty = try await runMishap(["verdict", "--url", url, "--session", "hasty", "--junit", junit])
+        #expect(hasty.status == 1, "\(hasty)")
+        let lines = hasty.standardOutput.components(separatedBy: "\n")
+        #expect(lines.first?.hasPrefix("✗ retryAfter ") == true, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("      #") && $0.contains(" GET /isUserNameAvailable?userName=maintenance → 500 (rule maintenance), waited ") },
+                "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("FAILED: 1 of 7 checks (retryAfter); session hasty, ") }, "\(lines)")
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
+        #expect(try document.nodes(forXPath: "//testcase").count == 7)
+        #expect(try document.nodes(forXPath: "//testcase[@name='retryAfter']/failure").count == 1)
+
+        let calm = try await runMishap(["verdict", "--url", url, "--session", "calm", "--endpoint", "GET /isUserNameAvailable"])
+        #expect(calm.status == 0, "\(calm)")
+        #expect(calm.standardOutput.contains("\nPASSED: "), "\(calm.standardOutput)")
+        #expect(!calm.standardOutput.contains("✗"), "\(calm.standardOutput)")
+    }
+
     @Test(arguments: [
         (["verdict", "--session", ""], "--session must not be empty"),
         (["verdict", "--max-attempts", "0"], "--max-attempts must be 1 or more"),
