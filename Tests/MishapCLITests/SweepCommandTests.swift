@@ -163,6 +163,28 @@ struct SweepCommandTests {
         #expect(took >= 2.2, "SIGKILL came 2 s after SIGTERM: \(took) s")
     }
 
+    @Test("Control-C stops the command with what it started, resets its session (its forced rule gone) and ends the sweep: exit 130")
+    func interrupted() async throws {
+        let (server, url) = try await Self.server()
+        defer { server.kill() }
+        let port = try #require(UInt16(url.split(separator: ":").last!))
+        let folder = try TemporaryFolder()
+        let pidFile = folder.path + "/child.pid"
+        let sweep = try ChildProcess.mishap(["sweep", "--url", url, "--endpoint", Self.endpoint, "--rules", "serverError,available",
+                                             "--", "sh", "-c", "sleep 30 & echo $! > \"$0\"; wait", pidFile])
+        defer { sweep.kill() }
+        #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: pidFile) })
+        #expect(DaemonTests.fetch(port, "/__mishap/scenarios")?.body.contains(#""runtimeRules""#) == true, "the rule is forced while it runs")
+        sweep.signal(SIGINT)
+        #expect(await sweep.waitForExit(timeout: .seconds(5)))
+        #expect(sweep.exitStatus == 130, "\(sweep.standardError)")
+        #expect(sweep.standardError.contains("mishap sweep: stopped by SIGINT; 0 of 2 rules run"), "\(sweep.standardError)")
+        let sleeper = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(await eventually(within: .seconds(2)) { Self.ended(sleeper) })
+        #expect(DaemonTests.fetch(port, "/__mishap/scenarios")?.body.contains(#""runtimeRules""#) == false, "the session was reset")
+        #expect(sweep.standardOutput.isEmpty, "no table: \(sweep.standardOutput)")
+    }
+
     @Test("An unknown rule or endpoint, or a command that cannot run: exit 1 with the reason and what there is")
     func unknowns() async throws {
         let (server, url) = try await Self.server()

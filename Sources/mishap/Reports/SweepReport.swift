@@ -115,7 +115,9 @@ struct SweepReport {
     /// A test case per rule: failed when the command did not exit 0 in time or the verdict
     /// failed, its message saying which, the failed checks' sentences and evidence as its text.
     var junit: JUnitReport {
-        JUnitReport(suiteName: "mishap sweep \(endpoint)", cases: runs.map { run in
+        // `GET /x` as `GET_/x`, for a JUnit class name.
+        let className = "mishap.sweep." + String(endpoint.map { $0 == " " ? "_" : $0 })
+        return JUnitReport(suiteName: "mishap sweep \(endpoint)", cases: runs.map { run in
             var reasons: [String] = []
             if run.timedOut {
                 reasons.append("still running after " + VerdictReport.secondsText(Double(timeoutMilliseconds)))
@@ -135,13 +137,8 @@ struct SweepReport {
             let output = "session \(run.session); \(run.clientDid); exit \(run.exitText)"
             let outcome: JUnitReport.TestCase.Outcome = run.survived
                 ? .passed : .failed(message: reasons.joined(separator: "; "), details: details.joined(separator: "\n"))
-            return JUnitReport.TestCase(name: run.rule, className: "mishap.sweep." + endpoint.replacingSpaces(), outcome: outcome,
+            return JUnitReport.TestCase(name: run.rule, className: className, outcome: outcome,
                                         seconds: run.seconds, output: output)
         })
     }
-}
-
-private extension String {
-    /// `GET /x` as `GET_/x`, for a JUnit class name.
-    func replacingSpaces() -> String { String(map { $0 == " " ? "_" : $0 }) }
 }
