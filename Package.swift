@@ -101,6 +101,7 @@ let package = Package(
                 .embedInCode("Dashboard/rules.js"),
                 .embedInCode("Dashboard/sessions.js"),
                 .embedInCode("Dashboard/retries.js"),
+                .embedInCode("Dashboard/verdict.js"),
                 .embedInCode("Dashboard/controls.js"),
                 .embedInCode("Dashboard/app.js"),
                 .embedInCode("Dashboard/app.css"),

@@ -3,7 +3,7 @@
 # in a virtual environment under .build) drives headless Chromium (Debian's chromium and
 # chromium-driver, installed with apt-get when missing) through Tests/dashboard: rows appearing
 # live, filters, a request's detail, near misses, rules and hit counts, sessions and reset, the
-# Retry-After timeline, forcing a rule, a failed reload's problems, and the admin token.
+# Retry-After timeline, the Verdict tab, forcing a rule, a failed reload's problems, and the admin token.
 # DASHBOARD_SCREENSHOTS=1 rewrites the screenshots in docs/ that the README shows.
 set -euo pipefail
 cd "$(dirname "$0")/.."

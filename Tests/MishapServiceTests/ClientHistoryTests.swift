@@ -39,6 +39,10 @@ import Testing
         #expect(Self.kept(history, "c") == [4])
         guard case .evicted = history.lookup(session: "b") else { Issue.record("b should be known to have gone"); return }
         guard case .none = history.lookup(session: "never") else { Issue.record("an unknown session has nothing"); return }
+        // Back, it starts anew, marked as having lost what came before.
+        history.record(Self.attempt(5, at: 5), session: "b")
+        guard case .kept(let record) = history.lookup(session: "b") else { Issue.record("b is kept again"); return }
+        #expect(record.evictedBefore && record.attempts.items.map(\.id) == [5])
     }
 
     @Test func theAttemptsInAllAreBounded() {

@@ -347,7 +347,7 @@ class RequestsTests(DashboardTestCase):
 
 
 class ScenarioTests(DashboardTestCase):
-    """Rules and their hits, sessions and their state, retries, and the controls."""
+    """Rules and their hits, sessions and their state, retries, the verdict, and the controls."""
 
     def test_rules_show_source_and_hits(self):
         session = new_session("rules")
@@ -431,6 +431,77 @@ class ScenarioTests(DashboardTestCase):
         self.assertEqual(verdicts, ["too early", "honoured"])
         self.assertIn("2 answers with Retry-After, 1 retried too early", self.find("retries-violations").text)
         self.screenshot("retries")
+
+    def test_verdict_tab_shows_each_check_its_evidence_and_the_timeline(self):
+        hasty, calm = new_session("verdict-hasty"), new_session("verdict-calm")
+        # Maintenance asks for 17 s; coming back at once is too early: retryAfter fails.
+        self.mishap.request("/isUserNameAvailable?userName=maintenance", session=hasty)
+        self.mishap.request("/isUserNameAvailable?userName=maintenance", session=hasty)
+        self.assertEqual(self.mishap.request("/isUserNameAvailable?userName=someone", session=calm)[0], 200)
+        status, verdict = self.mishap.admin("GET", "verdict", session=hasty)
+        self.assertEqual(status, 200, verdict)
+        self.assertFalse(verdict["passed"])
+        expected = {check["name"]: check for check in verdict["checks"]}
+        self.assertFalse(expected["retryAfter"]["passed"])
+
+        # Reached from the Sessions tab, for the session shown there.
+        self.open_page("sessions")
+        self.wait_for(lambda: self.css(f'#session-list button[data-session="{hasty}"]'), "the session is not listed")[0].click()
+        self.wait_for(lambda: self.find("session-title").text == "Session " + hasty, "the session was not chosen")
+        self.find("session-verdict").click()
+        self.wait_for(lambda: self.find("view-verdict").is_displayed(), "the Verdict tab did not open")
+        self.assertEqual(Select(self.find("verdict-session")).first_selected_option.text, hasty)
+        checks = self.wait_for(lambda: len(self.css("#verdict-checks > li")) == len(verdict["checks"])
+                               and self.css("#verdict-checks > li"), "the checks are not shown")
+        self.assertEqual([c.get_attribute("data-check") for c in checks], [c["name"] for c in verdict["checks"]])
+        self.assertEqual([c["name"] for c in verdict["checks"]][:7],
+                         ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp"])
+        marks = {True: "✓", False: "✗", None: "–"}
+        for item in checks:
+            check = expected[item.get_attribute("data-check")]
+            self.assertEqual(item.find_element(By.CSS_SELECTOR, ".mark").text, marks[check["passed"]], check["name"])
+            self.assertEqual(item.find_element(By.CSS_SELECTOR, ".check-name").text, check["name"])
+            self.assertEqual(item.find_element(By.CSS_SELECTOR, ".summary").text, check["summary"])
+        failed = self.css('#verdict-checks li[data-check="retryAfter"]')[0]
+        self.assertEqual(failed.get_attribute("data-passed"), "fail")
+        # A failed check's evidence is open: each request by its journal id, with what it was answered.
+        evidence = failed.find_elements(By.CSS_SELECTOR, "details.evidence[open] li")
+        self.assertEqual([int(li.get_attribute("data-id")) for li in evidence], [e["id"] for e in expected["retryAfter"]["evidence"]])
+        self.assertTrue(evidence and all("GET /isUserNameAvailable?userName=maintenance → 500" in li.text for li in evidence),
+                        [li.text for li in evidence])
+        self.assertEqual(self.find("verdict-overall").text, "failed")
+        grouping = self.find("verdict-grouping").text
+        self.assertTrue(grouping.startswith("2 requests judged; at most 5 attempts, give up within 60 s. Grouping: "), grouping)
+        self.assertIn(verdict["grouping"], grouping)
+        # The session's retry timeline, as the Retries tab draws it.
+        self.wait_for(lambda: len(self.css("#verdict-timeline .verdict.too-early")) == 1, "no too-early mark on the timeline")
+        self.assertEqual(len(self.css("#verdict-timeline .request")), 2)
+        self.assertEqual(len(self.css("#verdict-timeline .window")), 2)
+        self.screenshot("verdict")
+
+        # The attempt budget goes to the server: two attempts are over a budget of one.
+        budget = self.find("verdict-max-attempts")
+        budget.send_keys("1")
+        self.driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", budget)
+        self.wait_for(lambda: self.css('#verdict-checks li[data-check="attemptBudget"]')[0].get_attribute("data-passed") == "fail",
+                      "a budget of 1 did not fail attemptBudget")
+        # A limit the server refuses is shown, not swallowed.
+        limit = self.find("verdict-give-up")
+        limit.send_keys("soon")
+        self.driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", limit)
+        error = self.find("verdict-error")
+        self.wait_for(lambda: error.is_displayed() and error.text.startswith("Error 400"), "the refused limit is not shown")
+        limit.clear()
+        budget.clear()
+        self.driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", limit)
+        self.wait_for(lambda: not error.is_displayed(), "the error stayed")
+
+        # Another session, whose client met no failure: passed, nothing failed.
+        self.choose("verdict-session", calm)
+        self.wait_for(lambda: self.find("verdict-overall").text == "passed", "the calm session did not pass")
+        self.assertEqual(self.css('#verdict-checks li[data-passed="fail"]'), [])
+        self.assertEqual(len(self.css("#verdict-timeline .verdict")), 0)
+        self.assertEqual(len(self.css("#verdict-timeline .request")), 1)
 
     def test_controls_force_a_rule(self):
         session = new_session("force")

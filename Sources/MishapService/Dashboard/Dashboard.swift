@@ -25,6 +25,7 @@ enum Dashboard {
         Asset(name: "rules.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.rules_js),
         Asset(name: "sessions.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.sessions_js),
         Asset(name: "retries.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.retries_js),
+        Asset(name: "verdict.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.verdict_js),
         Asset(name: "controls.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.controls_js),
         Asset(name: "app.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.app_js),
         Asset(name: "app.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.app_css),

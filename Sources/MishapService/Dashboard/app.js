@@ -31,17 +31,26 @@ $("session-list").addEventListener("click", safely(async (event) => {
   await renderSessions();
 }));
 $("session-reset").addEventListener("click", resetSession);
+$("session-verdict").addEventListener("click", safely(() => showVerdictOf(valueOf(model.session))));
 $("retries-session").addEventListener("change", safely(async () => {
   $("retries-session").dataset.chosen = "1";
   await renderRetries();
 }));
 $("retries-endpoint").addEventListener("change", safely(renderRetries));
+$("verdict-session").addEventListener("change", safely(async () => {
+  $("verdict-session").dataset.chosen = "1";
+  await renderVerdict();
+}));
+for (const id of ["verdict-endpoint", "verdict-max-attempts", "verdict-give-up"]) $(id).addEventListener("change", safely(renderVerdict));
 $("force-endpoint").addEventListener("change", fillForceRules);
 $("force-submit").addEventListener("click", force);
 $("reset-all").addEventListener("click", () => control("reset", resync));
 $("reload-submit").addEventListener("click", () => control("reload", () => {}));
 $("token-panel").addEventListener("submit", (event) => { event.preventDefault(); useToken(); });
-window.addEventListener("resize", safely(async () => { if (model.tab === "retries") await renderRetries(); }));
+window.addEventListener("resize", safely(async () => {
+  if (model.tab === "retries") await renderRetries();
+  if (model.tab === "verdict") await renderVerdict();
+}));
 
 updateFilters();
 showTab("requests");

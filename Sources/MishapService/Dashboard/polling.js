@@ -111,7 +111,8 @@ function resync() {
 }
 
 async function refreshTab() {
-  const refresh = { unmatched: renderUnmatched, rules: renderRules, sessions: renderSessions, retries: renderRetries };
+  const refresh = { unmatched: renderUnmatched, rules: renderRules, sessions: renderSessions, retries: renderRetries,
+    verdict: renderVerdict };
   if (refresh[model.tab]) await refresh[model.tab]();
 }
 

@@ -18,7 +18,7 @@ async function renderRetries() {
     && (endpoint === null || e.endpoint === endpoint));
   const violations = observations.filter((o) => o.honoured === false).length;
   $("retries-violations").textContent = `${observations.length} answers with Retry-After, ${violations} retried too early`;
-  drawTimeline(observations, requests);
+  drawTimeline($("timeline"), observations, requests);
   fillTable($("retries-table"),
     ["answered", "endpoint", "rule", "status", "Retry-After", "allowed from", "next request", "waited / required", "verdict"],
     observations.map((o) => [clock(o.answeredAt), o.endpoint, o.rule || "", o.status, o.retryAfter, clock(o.allowedAt),
@@ -31,10 +31,10 @@ const verdictClass = (o) => (o.honoured === true ? "honoured" : o.honoured === f
 const verdictText = (o) => (o.honoured === true ? "honoured" : o.honoured === false ? "too early" : "waiting");
 const waited = (o) => (o.waitedMs === null ? "–" : o.waitedMs);
 
-// The SVG timeline: a lane per endpoint; each request a tick, each Retry-After a shaded
-// window from the answer to allowedAt, and each retry a dot labelled honoured or too early.
-function drawTimeline(observations, requests) {
-  const chart = $("timeline");
+// The SVG timeline (drawn in `chart`: the Retries tab's, or the Verdict tab's): a lane per
+// endpoint; each request a tick, each Retry-After a shaded window from the answer to allowedAt,
+// and each retry a dot labelled honoured or too early.
+function drawTimeline(chart, observations, requests) {
   const lanes = [...new Set([...requests.map((r) => r.endpoint), ...observations.map((o) => o.endpoint)])];
   const times = [...requests.map((r) => r.time), ...observations.flatMap((o) => [o.answeredAt, o.allowedAt, o.nextRequestAt])]
     .filter(Boolean).map((t) => Date.parse(t));

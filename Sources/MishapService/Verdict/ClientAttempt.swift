@@ -96,6 +96,14 @@ struct ClientAttempt: Sendable {
 
     /// Whether the server follows this exchange to its end to note how long it lasted.
     var followedToEnd: Bool { hang || dribble || delayMilliseconds > 0 }
+
+    /// Whether an answer can bear on no check unless the session met a failure before: a
+    /// status under 400, sent at once and whole, to a request that is not a refresh grant.
+    /// A session's history starts at its first answer that is not (`ClientHistory`).
+    static func isUneventful(_ request: Request, _ plan: ResponsePlan) -> Bool {
+        plan.status < 400 && plan.fault == nil && !plan.hang && plan.dribble == nil && plan.delayMilliseconds == 0
+            && !(request.method == "POST" && request.body.count >= 13)
+    }
 }
 
 extension ClientAttempt {
@@ -122,8 +130,16 @@ extension ClientAttempt {
             path = String(decoding: request.path.utf8.prefix(Self.requestTextLimit), as: UTF8.self) + "…"
             query = []
         }
-        let authorization = request.headerValue("Authorization")
-        let cookie = request.headerValue("Cookie")
+        // One pass over the headers for the three the checks compare.
+        var authorization: String?, cookie: String?, key: String?
+        for header in request.headers {
+            switch header.name.utf8.count {
+            case 13 where authorization == nil && header.name.equalsIgnoringASCIICase("Authorization"): authorization = header.value
+            case 6 where cookie == nil && header.name.equalsIgnoringASCIICase("Cookie"): cookie = header.value
+            case 15 where key == nil && header.name.equalsIgnoringASCIICase("Idempotency-Key"): key = header.value
+            default: break
+            }
+        }
         if authorization == nil && cookie == nil {
             credentialsHash = 0
         } else {
@@ -132,7 +148,7 @@ extension ClientAttempt {
             credentials.combine(cookie)
             credentialsHash = credentials.finalize()
         }
-        idempotencyKey = request.headerValue("Idempotency-Key").map { $0.hashValue }
+        idempotencyKey = key.map { $0.hashValue }
         refreshToken = Self.refreshToken(of: request).map { $0.hashValue }
         endpoint = plan.bookkeeping.endpoint
         rule = plan.bookkeeping.rule

@@ -13,6 +13,10 @@ import Synchronization
 /// hashes) so that their verdict says why it has nothing. An attempt holds at most a few
 /// hundred bytes (`ClientAttempt.requestTextLimit`).
 ///
+/// A session's history starts at its first eventful answer (`ClientAttempt.isUneventful`: a
+/// failure, a slow answer, a refresh): the plain successes before it bear on no check, and cost
+/// a request without a session one atomic load, and one with a session a lookup in its shard.
+///
 /// Sessions are spread over shards by hash, each behind its own lock: requests of different
 /// sessions seldom wait for one another.
 final class ClientHistory: Sendable {
@@ -24,6 +28,8 @@ final class ClientHistory: Sendable {
         var attempts: RecentItems<ClientAttempt>
         /// How many attempts the session let go of to keep its last `attemptsPerSession`.
         var dropped = 0
+        /// The session's earlier history was let go of to make room for others.
+        var evictedBefore = false
     }
 
     private struct Shard {
@@ -51,6 +57,8 @@ final class ClientHistory: Sendable {
     /// dribbles, delays), with their session; requests pay one atomic load while it is empty.
     private let following = Mutex<[UInt64: (session: SessionKey, started: Int64)]>([:])
     private let followingCount = Atomic<Int>(0)
+    /// Whether the requests without a session have a history yet.
+    private let sessionlessStarted = Atomic<Bool>(false)
     /// Ids for attempts when the journal keeps none, above any the journal gives.
     private let ownIDs = Atomic<UInt64>(1 << 62)
 
@@ -79,9 +87,18 @@ final class ClientHistory: Sendable {
         ownIDs.add(1, ordering: .relaxed).newValue
     }
 
+    /// Whether `session` (nil: the requests without one) has a history: its uneventful
+    /// answers are kept from then on.
+    func hasStarted(session: String?) -> Bool {
+        guard let session else { return sessionlessStarted.load(ordering: .relaxed) }
+        let key = SessionKey(name: session)
+        return shard(key).state.withLock { $0.sessions[key] != nil }
+    }
+
     /// Adds `attempt` to its session's history.
     func record(_ attempt: ClientAttempt, session: String?) {
         let key = SessionKey(name: session)
+        if session == nil { sessionlessStarted.store(true, ordering: .relaxed) }
         if attempt.followedToEnd {
             let started = MonotonicClock.nanoseconds()
             following.withLock { open in
@@ -90,7 +107,13 @@ final class ClientHistory: Sendable {
             }
         }
         shard(key).state.withLock { shard in
-            var record = shard.sessions.removeValue(forKey: key) ?? Record(attempts: RecentItems(capacity: attemptsPerSession))
+            var record: Record
+            if let kept = shard.sessions.removeValue(forKey: key) {
+                record = kept
+            } else {
+                record = Record(attempts: RecentItems(capacity: attemptsPerSession))
+                record.evictedBefore = shard.evicted.items.contains(key.hashValue)
+            }
             if record.attempts.count == attemptsPerSession {
                 record.dropped += 1
             } else {
@@ -158,6 +181,7 @@ final class ClientHistory: Sendable {
         switch session {
         case .none:
             for shard in shards { shard.state.withLock { $0 = Shard() } }
+            sessionlessStarted.store(false, ordering: .relaxed)
             following.withLock { $0.removeAll() }
             followingCount.store(0, ordering: .relaxed)
         case .some(let name):
@@ -165,6 +189,7 @@ final class ClientHistory: Sendable {
             shard(key).state.withLock { shard in
                 if let record = shard.sessions.removeValue(forKey: key) { shard.attemptCount -= record.attempts.count }
             }
+            if name == nil { sessionlessStarted.store(false, ordering: .relaxed) }
             following.withLock { open in
                 open = open.filter { $0.value.session != key }
                 followingCount.store(open.count, ordering: .relaxed)

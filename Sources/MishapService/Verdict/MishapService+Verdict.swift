@@ -11,7 +11,10 @@ extension MishapService {
         switch history.lookup(session: session) {
         case .kept(let record):
             attempts = record.attempts.items
-            if record.dropped > 0 {
+            if record.evictedBefore {
+                lost = "the session's earlier history was let go of to make room for newer sessions "
+                    + "(\(history.maxSessions) sessions and \(history.maxAttempts) attempts are kept)"
+            } else if record.dropped > 0 {
                 lost = "the session's first \(VerdictChecks.plural(record.dropped, "attempt")) were let go of "
                     + "(a session keeps its last \(history.attemptsPerSession)); reset the session, or use one per test"
             }
