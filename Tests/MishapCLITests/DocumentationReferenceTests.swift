@@ -120,7 +120,8 @@ struct DocumentationReferenceTests {
                     }
                 }
                 if command.first == "mishap" {
-                    for flag in command where flag.hasPrefix("--") {
+                    // `--` ends the options (`mishap sweep ... -- COMMAND`): the words after it are the command's.
+                    for flag in command.prefix(while: { $0 != "--" }) where flag.hasPrefix("--") {
                         #expect(flags.contains(String(flag.prefix { $0 != "=" })), "\(block): \(flag) is no option of mishap")
                     }
                 }
