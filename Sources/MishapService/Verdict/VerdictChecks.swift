@@ -139,7 +139,9 @@ struct VerdictChecks {
             var current = Streak(indices: [], waits: [])
             for position in group.indices.dropLast() {
                 let attempt = attempts[group[position]]
-                if attempt.failedTransiently && attempt.retryAfter == nil {
+                // After a hang or a dribble, when the client closed is known only to within the
+                // moment the server noticed: the wait that follows is not judged.
+                if attempt.failedTransiently && attempt.retryAfter == nil && !attempt.hang && !attempt.dribble {
                     if current.indices.isEmpty { current.indices.append(group[position]) }
                     current.indices.append(group[position + 1])
                     current.waits.append(wait(from: group[position], to: group[position + 1]))
