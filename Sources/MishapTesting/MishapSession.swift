@@ -68,7 +68,7 @@ public struct MishapSession: Sendable, Hashable {
         try requireServer().unmatched(session: self)
     }
 
-    private func requireServer() throws -> RunningMishap {
+    func requireServer() throws -> RunningMishap {
         guard let server else { throw MishapSessionError.noServer }
         return server
     }
