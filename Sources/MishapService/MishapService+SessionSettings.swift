@@ -97,9 +97,9 @@ extension MishapService {
         sessionSettings.retryAfterScale(session: session)
     }
 
-    /// Scales every `Retry-After` and `RateLimit-Reset` sent to `session` by `scale` (over 0, at
-    /// most 1): seconds multiplied and rounded up, at least 1 unless they were 0; an HTTP date
-    /// brought as close as its second allows. Nil ends it.
+    /// Scales every `Retry-After` and `RateLimit-Reset` (and the `RateLimit` field's `t=`) sent to
+    /// `session` by `scale` (over 0, at most 1): seconds multiplied and rounded up, at least 1
+    /// unless they were 0; an HTTP date brought as close as its second allows. Nil ends it.
     public func setRetryAfterScale(_ scale: Double?, session: String) {
         sessionSettings.setRetryAfterScale(scale, session: session, limit: options.engine.maxSessions)
     }
@@ -123,15 +123,34 @@ extension MishapService {
               let scale = sessionSettings.retryAfterScale(session: session) else { return }
         var changed = false
         for index in plan.headers.indices {
-            let name = plan.headers[index].name
-            guard name.equalsIgnoringASCIICase("Retry-After") || name.equalsIgnoringASCIICase("RateLimit-Reset") else { continue }
-            guard let scaled = Self.scaledWait(plan.headers[index].value, by: scale, now: WallClock.nowMilliseconds()),
-                  scaled != plan.headers[index].value else { continue }
+            let name = plan.headers[index].name, value = plan.headers[index].value
+            let scaled: String?
+            if name.equalsIgnoringASCIICase("Retry-After") || name.equalsIgnoringASCIICase("RateLimit-Reset") {
+                scaled = Self.scaledWait(value, by: scale, now: WallClock.nowMilliseconds())
+            } else if name.equalsIgnoringASCIICase("RateLimit") {
+                scaled = Self.scaledRateLimitField(value, by: scale)
+            } else {
+                continue
+            }
+            guard let scaled, scaled != value else { continue }
             plan.headers[index].value = scaled
             changed = true
         }
         // The server would otherwise send the ready-made form of the unscaled answer.
         if changed { plan.prepared = nil }
+    }
+
+    /// The structured `RateLimit` field (`"default";r=0;t=7`, draft-ietf-httpapi-ratelimit-headers)
+    /// with each `t=` (the seconds until the window frees) scaled as delay-seconds are.
+    static func scaledRateLimitField(_ value: String, by scale: Double) -> String {
+        value.split(separator: ",", omittingEmptySubsequences: false).map { member in
+            member.split(separator: ";", omittingEmptySubsequences: false).map { part -> String in
+                let trimmed = part.trimmingASCIIWhitespace()
+                guard trimmed.hasPrefix("t="), let scaled = scaledWait(String(trimmed.dropFirst(2)), by: scale, now: 0),
+                      Int64(scaled) != nil else { return String(part) }
+                return part.prefix { $0 == " " || $0 == "\t" } + "t=" + scaled
+            }.joined(separator: ";")
+        }.joined(separator: ",")
     }
 
     /// A wait scaled: delay-seconds (`17`) multiplied and rounded up to whole seconds, at least

@@ -8,8 +8,8 @@ import Testing
 /// `/__mishap/clock` and `/__mishap/sessions/ID` over real sockets with URLSession: a session's
 /// clock moved forward ends its state values set for a while and passes its quota windows, and
 /// no other session's nor the shared ones; the offset survives a reload and ends with a reset;
-/// a session's scale rewrites the Retry-After and RateLimit-Reset it is sent (seconds and
-/// HTTP dates), and the Retry-After check sees what was sent. Malformed calls are 400s naming
+/// a session's scale rewrites the Retry-After, RateLimit-Reset and RateLimit `t=` it is sent
+/// (seconds and HTTP dates), and the Retry-After check sees what was sent. Malformed calls are 400s naming
 /// the parameter.
 @Suite(.onBlockingThreads) struct SessionTimeAdminTests {
     static let yaml = """
@@ -25,6 +25,10 @@ import Testing
               - { name: off, respond: { text: "off" } }
           - endpoint: GET /limited
             quota: { limit: 1, window: 1m }
+            rules:
+              - { name: ok, respond: { text: ok } }
+          - endpoint: GET /draft
+            quota: { limit: 1, window: 1m, headers: draft }
             rules:
               - { name: ok, respond: { text: ok } }
           - endpoint: GET /dated
@@ -139,6 +143,9 @@ import Testing
         let away = date - Int64(WallClock.nowSeconds())
         #expect((5...8).contains(away), "\(dated.header("Retry-After") ?? "-"): \(away) s away")
 
+        // The structured RateLimit field's t= too.
+        #expect(try await harness.get("/draft", session: "s1").header("RateLimit") == #""default";r=0;t=6"#)
+
         // DELETE ends the scale (and the clock offset).
         _ = try await harness.admin("clock?session=s1&advance=1s", method: "POST")
         let ended = try await harness.admin("sessions/s1", method: "DELETE")
@@ -157,6 +164,12 @@ import Testing
     ])
     func delaySecondsAreScaledAndRoundedUp(value: String, scale: Double, expected: String) {
         #expect(MishapService.scaledWait(value, by: scale, now: 0) == expected)
+    }
+
+    @Test func theStructuredRateLimitFieldIsScaled() {
+        #expect(MishapService.scaledRateLimitField(#""default";r=0;t=17"#, by: 0.01) == #""default";r=0;t=1"#)
+        #expect(MishapService.scaledRateLimitField(#""default";r=4;t=60, "burst";r=0;t=0"#, by: 0.1) == #""default";r=4;t=6, "burst";r=0;t=0"#)
+        #expect(MishapService.scaledRateLimitField(#""default";r=1"#, by: 0.1) == #""default";r=1"#)
     }
 
     @Test func anHTTPDateIsBroughtCloser() {

@@ -166,4 +166,32 @@ import Testing
             #expect(throws: SessionTimeError.self) { try session.scaleRetryAfter(by: 1.5) }
         }
     }
+
+    /// The Swift example of docs/moving-time.md, word for word.
+    @Test func theDocumentationExample() async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            let session = mishap.session()
+            let urlSession = URLSession(configuration: session.configuration)   // its requests carry the session
+
+            // Sign in: the access token lives 60 s.
+            var signIn = URLRequest(url: mishap.url("/token"))
+            signIn.httpMethod = "POST"
+            signIn.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            signIn.httpBody = Data("grant_type=password&username=john%40doe.com&password=onlyjohnknowsme".utf8)
+            let (tokens, _) = try await urlSession.data(for: signIn)
+            let token = try #require(try JSONSerialization.jsonObject(with: tokens) as? [String: Any])["access_token"] as? String
+            var me = URLRequest(url: mishap.url("/me"))
+            me.setValue("Bearer \(token ?? "")", forHTTPHeaderField: "Authorization")
+            #expect(try await (urlSession.data(for: me).1 as? HTTPURLResponse)?.statusCode == 200)
+
+            try session.advanceClock(by: .seconds(61))                          // a minute later, at once
+            #expect(try await (urlSession.data(for: me).1 as? HTTPURLResponse)?.statusCode == 401)
+
+            // Short waits: the Retry-After: 17 of maintenance is sent to this session as 1.
+            try session.scaleRetryAfter(by: 0.01)
+            let (_, answer) = try await urlSession.data(from: mishap.url("/isUserNameAvailable?userName=maintenance!"))
+            #expect((answer as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After") == "1")
+            urlSession.finishTasksAndInvalidate()
+        }
+    }
 }
