@@ -84,6 +84,33 @@ import Testing
         #expect(try await harness.admin("clock?session=a")["offsetMs"] as? Int == 0)
     }
 
+    /// Rules added at runtime: their quotas counted per session pass with the session's clock,
+    /// and their ttl runs out with it.
+    @Test func runtimeRulesMoveWithTheSessionsClock() async throws {
+        let harness = try TestServer(yaml: Self.yaml)
+        let rules = """
+            endpoint: GET /runtime
+            quota: { limit: 1, window: 1m }
+            rules:
+              - { name: ok, respond: { text: ok } }
+            """
+        let added = try await harness.send("POST", "/__mishap/rules", body: Data(rules.utf8))
+        #expect(added.status == 201, "\(added.text)")
+        let timed = try await harness.send("POST", "/__mishap/force?endpoint=GET%20/check&rule=on&session=q&ttl=60", body: nil)
+        #expect(timed.status == 201, "\(timed.text)")
+        for session in ["q", "r"] {
+            #expect(try await harness.get("/runtime", session: session).status == 200)
+            #expect(try await harness.get("/runtime", session: session).status == 429)
+        }
+        #expect(try await harness.get("/check", session: "q").text == "on", "forced for 60 s")
+        _ = try await harness.admin("clock?session=q&advance=60s", method: "POST")
+        #expect(try await harness.get("/runtime", session: "q").status == 200, "the session's window passed")
+        #expect(try await harness.get("/runtime", session: "r").status == 429, "another session's did not")
+        #expect(try await harness.get("/check", session: "q").text == "off", "the forced rule's 60 s passed")
+        let left = try #require(try await harness.admin("rules")["rules"] as? [[String: Any]])
+        #expect(left.count == 1 && left.first?["session"] is NSNull, "\(left)")
+    }
+
     @Test(arguments: [
         ("GET", "clock", 400, "'session' is required"),
         ("POST", "clock?advance=5s", 400, "'session' is required"),

@@ -65,14 +65,20 @@ public final class SessionClocks: Sendable {
 extension Engine {
     /// Moves what this engine keeps for `session` `milliseconds` into the past, as if that time
     /// had passed for it alone: its state values set for a while (`for:`) come closer to their
-    /// end, and its quota windows counted per session let go of the requests that left them.
+    /// end, and its quota windows counted per session (of the files' rules and of rules added at
+    /// runtime) let go of the requests that left them.
     /// The shared state, quotas counted by a header or query value, and other sessions' are
     /// untouched.
     public func moveClock(session: String, by milliseconds: Int64) {
         guard milliseconds > 0 else { return }
         state?.moveClock(session: session, by: milliseconds)
         var seen: [ObjectIdentifier] = []
-        for endpoint in endpoints {
+        // The files' endpoints, and those of rules added at runtime (as this engine evaluates them).
+        var all = endpoints
+        for entry in runtime?.list(now: options.clock()) ?? [] {
+            all += entry.endpoints(forState: state?.generation) ?? []
+        }
+        for endpoint in all {
             for quota in [endpoint.quota].compactMap({ $0 }) + endpoint.rules.compactMap(\.quota) where quota.key == .session {
                 // A counter may be shared by rules (one quota object per declaration).
                 let identity = ObjectIdentifier(quota.counter)
