@@ -18,6 +18,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     let history: ClientHistory
     /// Rules added at runtime: kept across reloads, compiled again against each new set.
     public let runtime = RuntimeRules()
+    /// What sessions set for their time: clock offsets and `Retry-After` scales (`MishapService+SessionSettings.swift`).
+    let sessionSettings = SessionSettings()
     /// The last requests no rule answered, with the nearest rules.
     public let unmatched = UnmatchedRequests()
     /// The HTTPS port and the TLS failure catalogue, when serving them (`GET /__mishap/tls`).
@@ -145,8 +147,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     }
 
     /// Starts cycles, state values and quotas over, removes the rules added at runtime, and
-    /// clears the journal, the unmatched requests and the Retry-After observations: everything,
-    /// or only what belongs to one session.
+    /// clears the journal, the unmatched requests, the Retry-After observations and the
+    /// sessions' clock offsets and scales: everything, or only what belongs to one session.
     public func reset(session: String? = nil) {
         let engine = self.engine
         if let session {
@@ -159,6 +161,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         if let session { history.clear(session: .some(session)) } else { history.clear() }
         runtime.removeAll(session: session)
         unmatched.clear(session: session)
+        endSessionSettings(session: session)
     }
 
     /// The state values of a session (the shared set without one), each with the milliseconds
@@ -242,6 +245,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         // Changed in place (`route`), not replaced by a plan returned anew: then this plan was
         // copied out to be returned and the original destroyed, about 500 instructions a request.
         if case .serverUpstream = plan.destination { route(&plan) }
+        applySessionSettings(request, &plan)
         note(request, &plan, unmatched: false)
         return plan
     }

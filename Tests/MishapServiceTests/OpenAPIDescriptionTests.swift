@@ -42,8 +42,9 @@ import Testing
     }
 
     /// Every route of the admin API's table is described, with exactly its methods, and the
-    /// description has no other path: but the two the API answers outside its table, removing
-    /// a runtime rule (`rules/{id}`) and the dashboard's files (`ui/`, `ui/{file}`).
+    /// description has no other path: but those the API answers outside its table, removing
+    /// a runtime rule (`rules/{id}`), a session's settings (`sessions/{id}`) and the dashboard's
+    /// files (`ui/`, `ui/{file}`).
     @Test func describesEveryRouteAndNoOther() async throws {
         let harness = try TestServer(yaml: Self.yaml)
         let paths = try #require(try await Self.description(harness)["paths"] as? [String: [String: Any]])
@@ -55,6 +56,7 @@ import Testing
         var answered = AdminAPI.routeMethods.mapValues(Set.init)
         #expect(answered.count >= 14, "\(answered.keys.sorted())")
         answered["rules/{id}"] = ["DELETE"]
+        answered["sessions/{id}"] = ["GET", "POST", "DELETE"]
         answered["ui/"] = ["GET"]
         answered["ui/{file}"] = ["GET"]
         #expect(Set(described.keys) == Set(answered.keys),

@@ -44,6 +44,12 @@ public final class QuotaCounter: Sendable {
         windows.withLock { $0 = Windows() }
     }
 
+    /// Moves the times of one key's window `milliseconds` into the past (a session's clock moved
+    /// forward): requests that have left the window by then free their slots.
+    public func moveClock(key: String, by milliseconds: Int64) {
+        windows.withLock { $0.keyed.peek(key)?.window.moveClock(by: milliseconds) }
+    }
+
     /// Starts one key's count over (a session's, for a quota counted per session).
     public func reset(key: String) {
         windows.withLock { $0.keyed.remove(key) }
@@ -67,5 +73,9 @@ struct SlidingWindow {
         }
         times.append(now)
         return .allowed(remaining: limit - live - 1, resetMilliseconds: times[start] + window - now)
+    }
+
+    mutating func moveClock(by milliseconds: Int64) {
+        for index in start..<times.count { times[index] = times[index] &- milliseconds }
     }
 }

@@ -41,8 +41,13 @@ public final class RuntimeRules: Sendable {
         public let kind: Kind
         /// How many answers it gives before it disappears; nil for no limit.
         public let times: Int?
-        /// When it disappears, in `EngineOptions.clock` milliseconds; nil for never.
-        public let expiresAt: Int64?
+        /// When it disappears, in `EngineOptions.clock` milliseconds; nil for never. Brought
+        /// closer when its session's clock is moved forward (`RuntimeRules.moveClock`).
+        public var expiresAt: Int64? {
+            let expiry = expiry.load(ordering: .relaxed)
+            return expiry == .max ? nil : expiry
+        }
+        private let expiry: Atomic<Int64>
         /// When it was added, in milliseconds since 1970.
         public let addedAt: Int64
         /// The scenario text it was compiled from (`.rules`), kept to compile it again on reload.
@@ -66,7 +71,7 @@ public final class RuntimeRules: Sendable {
             self.session = session
             self.kind = kind
             self.times = times
-            self.expiresAt = expiresAt
+            self.expiry = Atomic(expiresAt ?? .max)
             self.addedAt = addedAt
             self.source = source
             var literal: [String] = []
@@ -164,8 +169,14 @@ public final class RuntimeRules: Sendable {
             if times != nil { used.subtract(1, ordering: .relaxed) }
         }
 
+        /// Brings its expiry `milliseconds` closer (its session's clock moved forward).
+        func moveClock(by milliseconds: Int64) {
+            let current = expiry.load(ordering: .relaxed)
+            if current != .max { expiry.store(current &- milliseconds, ordering: .relaxed) }
+        }
+
         func isLive(now: Int64) -> Bool {
-            (expiresAt.map { now < $0 } ?? true) && remaining != 0
+            now < expiry.load(ordering: .relaxed) && remaining != 0
         }
     }
 
@@ -306,6 +317,17 @@ public final class RuntimeRules: Sendable {
         guard !ids.isEmpty else { return }
         storage.withLock { storage in
             storage.remove { ids.contains($0.id) }
+            liveCount.store(storage.entries.count, ordering: .relaxed)
+        }
+    }
+
+    /// Brings the expiries of `session`'s entries `milliseconds` closer, as if that time had
+    /// passed for it (`SessionClocks`); those it ends are removed.
+    public func moveClock(session: String, by milliseconds: Int64, now: Int64) {
+        guard milliseconds > 0 else { return }
+        storage.withLock { storage in
+            for entry in storage.entries where entry.session == session { entry.moveClock(by: milliseconds) }
+            storage.remove { !$0.isLive(now: now) }
             liveCount.store(storage.entries.count, ordering: .relaxed)
         }
     }

@@ -51,4 +51,11 @@ final class StateSet: @unchecked Sendable {
         values[slot] = value
         expiries[slot] = expiresAt
     }
+
+    /// Brings every expiry `milliseconds` closer, as if that time had passed.
+    func moveClock(by milliseconds: Int64) {
+        for slot in expiries.indices where expiries[slot] != .max {
+            expiries[slot] = expiries[slot] &- milliseconds
+        }
+    }
 }

@@ -103,6 +103,11 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// Moves the expiries of `session`'s values `milliseconds` closer (its clock moved forward).
+    func moveClock(session: String, by milliseconds: Int64) {
+        sets.withLock { sets in sets.sessions.peek(session)?.moveClock(by: milliseconds) }
+    }
+
     /// Starts one session's set over.
     public func reset(session: String) {
         sets.withLock { $0.sessions.remove(session) }

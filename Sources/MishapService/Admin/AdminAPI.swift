@@ -36,6 +36,7 @@ struct AdminAPI: Sendable {
         "routes": Route(method: "GET", parameters: []) { api, _ in api.routes() },
         "reset": Route(method: "POST", parameters: ["session"]) { api, request in api.reset(request) },
         "reload": Route(method: "POST", parameters: []) { api, _ in api.reload() },
+        "clock": Route(methods: ["GET", "POST"], parameters: ["session", "advance", "reset"]) { api, request in api.clock(request) },
         "requests": Route(method: "GET", parameters: journalFilters + ["limit", "bodyBytes"]) { api, request in
             api.requests(request)
         },
@@ -92,6 +93,9 @@ struct AdminAPI: Sendable {
         }
         if name.hasPrefix("rules/") {
             return deleteRule(String(name.dropFirst("rules/".count)), request)
+        }
+        if name.hasPrefix("sessions/") || name == "sessions" {
+            return sessionSettings(String(name.dropFirst("sessions/".count)), request)
         }
         if let dashboardFile { return Dashboard.respond(to: request, file: dashboardFile) }
         guard let route = Self.routes[name] else {
