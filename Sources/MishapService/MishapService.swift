@@ -291,7 +291,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)
         }
         guard !ClientAttempt.isUneventful(request, plan) || history.hasStarted(session: session) else { return }
-        var attempt = ClientAttempt(id: id, time: now, request: request, plan: plan)
+        var attempt = ClientAttempt(id: id, time: now + clockOffset(session: session), request: request, plan: plan)
         if attempt.followedToEnd && id == 0 {
             attempt.id = history.nextOwnID()
             plan.bookkeeping.completionTag = attempt.id

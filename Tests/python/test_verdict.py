@@ -86,6 +86,17 @@ class VerdictOfRealClients(unittest.TestCase):
         self.assertIs(check["passed"], False, check)
         self.assertIn("early", check["summary"])
 
+    def test_a_retry_after_let_pass_by_moving_the_clock_was_waited(self):
+        self.rules(cycle('{ status: 503, headers: { Retry-After: "30" } }', "{ status: 200 }"))
+        pool = self.pool(Retry(total=0, raise_on_status=False))
+        self.assertEqual(self.get(pool), 503)
+        status, clock = self.mishap.call("POST", "clock", session=self.session, advance="31s")
+        self.assertEqual((status, clock["offsetMs"]), (200, 31000), clock)
+        self.assertEqual(self.get(pool), 200)
+        check = self.check("retryAfter")
+        self.assertIs(check["passed"], True, check)
+        self.assertGreaterEqual(check["evidence"][0]["waitedMs"], 31000)
+
     # backoff
 
     def test_backoff_passes_exponential_waits_and_fails_immediate_retries(self):

@@ -37,8 +37,10 @@ extension MishapService {
                              attempts: attempts.count, grouping: ClientVerdict.grouping, options: options, checks: checks)
     }
 
-    /// The time in `session` now, in milliseconds since 1970: the clock moved for it.
+    /// The time in `session` now, in milliseconds since 1970: with the time its clock was moved
+    /// forward (`POST /__mishap/clock`), so that a client that comes back after a `Retry-After`
+    /// the test let pass by moving the clock waited as asked.
     func sessionNow(_ session: String?) -> Int64 {
-        WallClock.nowMilliseconds()
+        WallClock.nowMilliseconds() + clockOffset(session: session)
     }
 }
