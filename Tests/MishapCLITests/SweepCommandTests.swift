@@ -1,9 +1,6 @@
 import Foundation
 import MishapTestSupport
 import Testing
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// `mishap sweep` against a running `mishap serve`: a command run once per rule of an endpoint,
 /// each run in its own session with the rule forced, stopped after `--timeout`, and judged.
@@ -55,12 +52,13 @@ struct SweepCommandTests {
         #expect(result.standardError.contains("UnicodeDecodeError"), "\(result.standardError)")
         #expect(result.standardError.contains("mishap sweep: badUTF8 (5 of 5), session sweep-"), "\(result.standardError)")
 
-        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
-        let cases = try document.nodes(forXPath: "/testsuites/testsuite/testcase").compactMap { $0 as? XMLElement }
-        #expect(cases.compactMap { $0.attribute(forName: "name")?.stringValue } == ["tooShort", "serverError", "maintenanceForever", "reset", "badUTF8"])
-        #expect(cases.map { $0.elements(forName: "failure").count } == [0, 0, 0, 0, 1])
-        #expect(cases[4].elements(forName: "failure").first?.attribute(forName: "message")?.stringValue == "the command exited 1")
-        #expect(cases.allSatisfy { Double($0.attribute(forName: "time")?.stringValue ?? "") != nil })
+        let document = try XMLTree(contentsOfFile: junit)
+        #expect(document.root.name == "testsuites")
+        let cases = document.root.elements("testsuite").flatMap { $0.elements("testcase") }
+        #expect(cases.compactMap { $0.attributes["name"] } == ["tooShort", "serverError", "maintenanceForever", "reset", "badUTF8"])
+        #expect(cases.map { $0.elements("failure").count } == [0, 0, 0, 0, 1])
+        #expect(cases[4].elements("failure").first?.attributes["message"] == "the command exited 1")
+        #expect(cases.allSatisfy { Double($0.attributes["time"] ?? "") != nil })
     }
 
     @Test("Every rule of the endpoint by default, in order, a row each; --json has a run each with the server's verdict, the command's output kept off standard output")
@@ -155,11 +153,9 @@ struct SweepCommandTests {
         let ignoring = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(ignoring != sleeper)
         #expect(await eventually(within: .seconds(2)) { Self.ended(ignoring) }, "the sleep that ignored SIGTERM is killed too")
-        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
-        let failure = try document.nodes(forXPath: "//testcase[@name='available']/failure").first as? XMLElement
-        #expect(failure?.attribute(forName: "message")?.stringValue == "still running after 200 ms")
-        let took = try #require(Double(try document.nodes(forXPath: "//testcase[@name='available']").first.flatMap { $0 as? XMLElement }?
-            .attribute(forName: "time")?.stringValue ?? ""))
+        let available = try XMLTree(contentsOfFile: junit).root.descendants("testcase").first { $0.attributes["name"] == "available" }
+        #expect(available?.elements("failure").first?.attributes["message"] == "still running after 200 ms")
+        let took = try #require(Double(available?.attributes["time"] ?? ""))
         #expect(took >= 2.2, "SIGKILL came 2 s after SIGTERM: \(took) s")
     }
 

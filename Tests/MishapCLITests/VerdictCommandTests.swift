@@ -1,9 +1,6 @@
 import Foundation
 import MishapTestSupport
 import Testing
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// `mishap verdict`: the server's verdict for a person, as JSON and as JUnit XML, read from a
 /// server over a socket: canned answers (a scripted server) for the printing and the XML, the
@@ -92,36 +89,25 @@ struct VerdictCommandTests {
         let file = folder.path + "/verdict.xml"
         let result = try await runMishap(["verdict", "--url", server.url(), "--session", "s 1", "--junit", file])
         #expect(result.status == 1, "\(result)")
-        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: file))
-        let suites = try document.nodes(forXPath: "/testsuites/testsuite")
-        #expect(suites.count == 1)
-        let suite = try #require(suites.first as? XMLElement)
-        #expect(suite.attribute(forName: "tests")?.stringValue == "7")
-        #expect(suite.attribute(forName: "failures")?.stringValue == "2")
-        #expect(suite.attribute(forName: "skipped")?.stringValue == "3")
-        let cases = try document.nodes(forXPath: "//testcase").compactMap { $0 as? XMLElement }
-        #expect(cases.compactMap { $0.attribute(forName: "name")?.stringValue }
+        let document = try XMLTree(contentsOfFile: file)
+        let suites = document.root.descendants("testsuite")
+        #expect(document.root.name == "testsuites" && suites.count == 1)
+        let suite = try #require(suites.first)
+        #expect(suite.attributes["tests"] == "7")
+        #expect(suite.attributes["failures"] == "2")
+        #expect(suite.attributes["skipped"] == "3")
+        let cases = document.root.descendants("testcase")
+        #expect(cases.compactMap { $0.attributes["name"] }
                 == ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp"])
-        let retryAfter = try #require(cases[0].elements(forName: "failure").first)
-        #expect(retryAfter.attribute(forName: "message")?.stringValue == #"came back 14 s early after Retry-After: 17 <"twice"> & 'once'"#)
-        #expect(retryAfter.stringValue?.contains("GET /isUserNameAvailable?userName=maintenance&x=<1> → 500") == true, "\(retryAfter)")
-        #expect(cases[1].children == nil || cases[1].elements(forName: "failure").isEmpty)
-        let skipped = try #require(cases[4].elements(forName: "skipped").first)
-        #expect(skipped.attribute(forName: "message")?.stringValue == "no 4xx\u{FFFD} to judge\nat all",
+        let retryAfter = try #require(cases[0].elements("failure").first)
+        #expect(retryAfter.attributes["message"] == #"came back 14 s early after Retry-After: 17 <"twice"> & 'once'"#)
+        #expect(retryAfter.text.contains("GET /isUserNameAvailable?userName=maintenance&x=<1> → 500"), "\(retryAfter.text)")
+        #expect(cases[1].elements("failure").isEmpty)
+        let skipped = try #require(cases[4].elements("skipped").first)
+        #expect(skipped.attributes["message"] == "no 4xx\u{FFFD} to judge\nat all",
                 "a control character XML cannot hold is replaced; the line break kept")
-        #expect(cases[6].elements(forName: "failure").first?.attribute(forName: "message")?.stringValue == "waited 🐢 forever on a hang")
+        #expect(cases[6].elements("failure").first?.attributes["message"] == "waited 🐢 forever on a hang")
 
-        // With XMLParser too, as a CI reader without XPath would.
-        final class Counter: NSObject, XMLParserDelegate {
-            var elements: [String] = []
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes: [String: String] = [:]) { elements.append(name) }
-        }
-        let parser = try XMLParser(data: Data(contentsOf: URL(fileURLWithPath: file)))
-        let counter = Counter()
-        parser.delegate = counter
-        #expect(parser.parse(), "\(String(describing: parser.parserError))")
-        #expect(counter.elements.filter { $0 == "testcase" }.count == 7)
     }
 
     @Test("No verdict: a server without the call, an answer that is not a verdict, nothing listening: exit 1 with the reason")
@@ -160,9 +146,9 @@ struct VerdictCommandTests {
         #expect(lines.contains { $0.hasPrefix("      #") && $0.contains(" GET /isUserNameAvailable?userName=maintenance → 500 (rule maintenance), waited ") },
                 "\(lines)")
         #expect(lines.contains { $0.hasPrefix("FAILED: 1 of 7 checks (retryAfter); session hasty, ") }, "\(lines)")
-        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
-        #expect(try document.nodes(forXPath: "//testcase").count == 7)
-        #expect(try document.nodes(forXPath: "//testcase[@name='retryAfter']/failure").count == 1)
+        let cases = try XMLTree(contentsOfFile: junit).root.descendants("testcase")
+        #expect(cases.count == 7)
+        #expect(cases.first { $0.attributes["name"] == "retryAfter" }?.elements("failure").count == 1)
 
         let calm = try await runMishap(["verdict", "--url", url, "--session", "calm", "--endpoint", "GET /isUserNameAvailable"])
         #expect(calm.status == 0, "\(calm)")
