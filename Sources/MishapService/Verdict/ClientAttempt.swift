@@ -102,7 +102,13 @@ struct ClientAttempt: Sendable {
     /// A session's history starts at its first answer that is not (`ClientHistory`).
     static func isUneventful(_ request: Request, _ plan: ResponsePlan) -> Bool {
         plan.status < 400 && plan.fault == nil && !plan.hang && plan.dribble == nil && plan.delayMilliseconds == 0
-            && !(request.method == "POST" && request.body.count >= 13)
+            && !mayBeRefreshGrant(request)
+    }
+
+    /// A POST whose body mentions `refresh_token`: only such a body is read as a form or JSON.
+    static func mayBeRefreshGrant(_ request: Request) -> Bool {
+        request.method == "POST" && request.body.count >= 13
+            && request.body.withUnsafeBufferPointer { Self.contains("refresh_token", in: $0) }
     }
 }
 
@@ -167,9 +173,7 @@ extension ClientAttempt {
     /// The refresh token of a refresh grant (RFC 6749, section 6), nil for any other request.
     /// Bodies that do not mention `refresh_token` are not read.
     static func refreshToken(of request: Request) -> String? {
-        guard request.method == "POST", request.body.count >= 13,
-              request.body.withUnsafeBufferPointer({ Self.contains("refresh_token", in: $0) }),
-              request.bodyField("grant_type") == "refresh_token" else { return nil }
+        guard mayBeRefreshGrant(request), request.bodyField("grant_type") == "refresh_token" else { return nil }
         return request.bodyField("refresh_token") ?? ""
     }
 
