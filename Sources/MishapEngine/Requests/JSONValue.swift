@@ -1,7 +1,8 @@
 import MishapSupport
 
-/// A parsed JSON document, just enough to read fields of request bodies.
-enum JSONValue: Sendable {
+/// A parsed JSON document, just enough to read fields of request bodies (and the admin API's
+/// answers, for the commands that print them).
+public enum JSONValue: Sendable {
     case string(String)
     /// A number, kept as written.
     case number(String)
@@ -67,7 +68,7 @@ enum JSONValue: Sendable {
     }
 
     /// Parses a complete JSON text (RFC 8259); nil when it is not valid JSON.
-    static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    public static func parse(_ bytes: [UInt8]) -> JSONValue? {
         var parser = JSONParser(bytes: bytes)
         return parser.parseDocument()
     }
