@@ -102,7 +102,7 @@ class VerdictOfRealClients(unittest.TestCase):
     def test_backoff_passes_exponential_waits_and_fails_immediate_retries(self):
         failing = cycle(*["{ status: 503 }"] * 4, "{ status: 200 }")
         self.rules(failing)
-        self.assertEqual(self.get(self.pool(Retry(total=4, status_forcelist=[503], backoff_factor=0.05))), 200)
+        self.assertEqual(self.get(self.pool(Retry(total=4, status_forcelist=[503], backoff_factor=0.1))), 200)
         check = self.check("backoff")
         self.assertIs(check["passed"], True, check)
         self.assertEqual(len(check["evidence"]), 5)
