@@ -4,7 +4,9 @@ import Testing
 
 /// Stopping a server never waits for the requests it is holding.
 @Suite(.onBlockingThreads) struct StopTests {
-    /// With a `timeout` request hanging, `stop()` returns within a second and the client gets a transport error.
+    /// With a `timeout` request hanging (it never answers; the client would wait 30 s), `stop()` returns
+    /// at once and the client gets a transport error soon after. The bounds leave room for a loaded CI
+    /// machine (2.8 s measured there for the error) and stay far below the client's 30 s.
     @Test func stopWithAHangingRequestReturnsAtOnce() async throws {
         let mishap = try Mishap.start(scenarios: defaultScenarios)
         let session = mishap.session()
@@ -18,10 +20,10 @@ import Testing
 
         let start = ContinuousClock.now
         mishap.stop()
-        #expect(start.duration(to: .now) < .seconds(1))
+        #expect(start.duration(to: .now) < .seconds(5))
 
         let error = await hanging.value
-        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(start.duration(to: .now) < .seconds(10))
         guard case .transport? = error else {
             Issue.record("expected a transport error, got \(String(describing: error))")
             return

@@ -6,7 +6,7 @@
 Asks GET $MISHAP_URL/isUserNameAvailable?userName=NAME (NAME: the first argument, else
 "newuser"; MISHAP_URL defaults to http://127.0.0.1:8080) and prints what the form would show.
 It retries sensibly: at most 3 attempts; again after a transport fault, a timeout (1 s per
-attempt), a 408, or a 500, 502, 503 or 504 without Retry-After, waiting 0.25 s, then 0.5 s
+attempt), a 408, or a 500, 502, 503 or 504 without Retry-After, waiting 0.5 s, then 2 s
 (plus up to 10% jitter); after a 429 or 503 with Retry-After, waits that long if it is 5 s or
 less, else gives up at once and says when to try again; never retries any other 4xx.
 
@@ -28,7 +28,7 @@ import urllib.request
 
 ATTEMPTS = 3
 TIMEOUT_SECONDS = 1.0
-BACKOFF_SECONDS = [0.25, 0.5]
+BACKOFF_SECONDS = [0.5, 2.0]
 LONGEST_RETRY_AFTER = 5.0
 
 
