@@ -13,6 +13,10 @@ public protocol Responder: Sendable {
     /// `client` is the client's address, `scheme` how it reached this server (`http`, `https`).
     func forward(_ request: Request, plan: ResponsePlan, client: String, scheme: String,
                  answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void)
+
+    /// What happens to the body of `head` (a request that declares one) on its way in: asked
+    /// once its head arrives, before any body is read. Nil: read as it comes.
+    func uploadShaping(for head: Request) -> UploadShaping?
 }
 
 extension Responder {
@@ -21,6 +25,9 @@ extension Responder {
                         answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void) {
         answer(.error(502, reason: "this server has no upstream to send the request on to"), nil)
     }
+
+    /// A responder without network profiles reads every body as it comes.
+    public func uploadShaping(for head: Request) -> UploadShaping? { nil }
 }
 
 extension Engine: Responder {}

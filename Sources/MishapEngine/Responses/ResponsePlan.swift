@@ -34,6 +34,14 @@ public struct ResponsePlan: Sendable {
     /// The memory budget's share an upstream's answer holds (`--upstream-memory`): the server
     /// keeps it, and the body, uncopied, until the response's last byte is sent.
     public var heldMemory: MemoryLease? = nil
+    /// The network profile the answering rule or its endpoint declares (`network:` in its
+    /// scenario file), set by the engine; the service decides which profile applies (a
+    /// session's own comes first) and draws `network` from it.
+    public var declaredNetwork: NetworkProfile? = nil
+    /// What a network profile does to this answer on the socket (bandwidth, a reset after N
+    /// bytes, a slow close); nil: nothing. Its latency is already in `delayMilliseconds` and a
+    /// reset before any byte in `fault`.
+    public var network: NetworkShaping? = nil
 }
 
 extension ResponsePlan {
