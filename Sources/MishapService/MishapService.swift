@@ -20,6 +20,12 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     public let runtime = RuntimeRules()
     /// What sessions set for their time: clock offsets and `Retry-After` scales (`MishapService+SessionSettings.swift`).
     let sessionSettings = SessionSettings()
+    /// The network profile each session set at runtime (`MishapService+Network.swift`).
+    let sessionNetworks = SessionNetworks()
+    /// The server's default profile (`--network`); nil without one, or for `none`.
+    let defaultNetwork: NetworkProfile?
+    /// Draws latencies and losses, seeded by `--seed`.
+    let networkRandom: RandomSource
     /// The last requests no rule answered, with the nearest rules.
     public let unmatched = UnmatchedRequests()
     /// The HTTPS port and the TLS failure catalogue, when serving them (`GET /__mishap/tls`).
@@ -74,6 +80,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         logsRequests = options.logRequests && logger.logLevel <= .info
         logsAdminReads = logger.logLevel <= .debug
+        defaultNetwork = options.network.flatMap { $0.isNeutral ? nil : $0 }
+        networkRandom = RandomSource(seed: options.engine.seed)
         upstreamClient = LazyUpstreamClient(
             timeoutMilliseconds: options.upstream?.timeoutMilliseconds ?? UpstreamOptions.defaultTimeoutMilliseconds,
             caFile: options.upstream?.caFile, memoryBytes: options.upstream?.memoryBytes ?? UpstreamClient.defaultMemoryBytes)
@@ -162,6 +170,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         runtime.removeAll(session: session)
         unmatched.clear(session: session)
         endSessionSettings(session: session)
+        clearNetwork(session: session)
     }
 
     /// The state values of a session (the shared set without one), each with the milliseconds
@@ -239,14 +248,18 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// the engine's 404.
     private func answer(_ request: Request, engine: Engine) -> ResponsePlan {
         guard case .answered(var plan) = engine.answer(to: request) else {
-            guard options.upstream?.url != nil else { return record(request, Engine.notFound, unmatched: true) }
-            return record(request, .passedOn(to: .serverUpstream), unmatched: false)
+            let upstream = options.upstream?.url != nil
+            var plan = upstream ? ResponsePlan.passedOn(to: .serverUpstream) : Engine.notFound
+            let network = applyNetwork(request, &plan)
+            note(request, &plan, unmatched: !upstream, network: network)
+            return plan
         }
         // Changed in place (`route`), not replaced by a plan returned anew: then this plan was
         // copied out to be returned and the original destroyed, about 500 instructions a request.
         if case .serverUpstream = plan.destination { route(&plan) }
         applySessionSettings(request, &plan)
-        note(request, &plan, unmatched: false)
+        let network = applyNetwork(request, &plan)
+        note(request, &plan, unmatched: false, network: network)
         return plan
     }
 
@@ -261,7 +274,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// The same in place (no copy of the plan, on the path of every request): notes `plan` in
     /// the journal and the Retry-After check, and for a request no rule answered (`unmatched`),
     /// in the unmatched requests, with the near-miss remark for the log on its plan.
-    private func note(_ request: Request, _ plan: inout ResponsePlan, unmatched isUnmatched: Bool) {
+    /// `network`: what a network profile did to the answer, for the journal.
+    func note(_ request: Request, _ plan: inout ResponsePlan, unmatched isUnmatched: Bool, network: NetworkShaping? = nil) {
         let wantsJournal = journal.capacity > 0
         guard wantsJournal || plan.bookkeeping.endpoint != nil || isUnmatched else { return }
         let now = WallClock.nowMilliseconds()
@@ -280,7 +294,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 status: plan.fault == nil && !plan.hang && plan.destination.isHere ? plan.status : nil,
                 fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang,
                 stateChanges: plan.bookkeeping.stateChanges, runtimeRule: plan.bookkeeping.runtimeRule,
-                upstream: upstreamURL(plan.destination)))
+                upstream: upstreamURL(plan.destination), network: network))
             plan.bookkeeping.completionTag = id
         }
         if isUnmatched {

@@ -33,6 +33,10 @@ public struct ServiceOptions: Sendable {
     /// and only for requests that went to an upstream: requests a rule answers never reach it.
     public var upstreamAnswers: (@Sendable (Request, UpstreamResult) -> Void)?
 
+    /// The network every answer goes through unless its session set one or its rule declares
+    /// one (`--network PRESET`); nil (or the `none` preset): a perfect network.
+    public var network: NetworkProfile?
+
     /// The default of `sessionPrefix`.
     public static let defaultSessionPrefix = "/__session"
     /// Rules added at runtime (`POST /__mishap/rules`) kept in all, and for one session (or for
@@ -53,7 +57,8 @@ public struct ServiceOptions: Sendable {
                 maxRuntimeRulesPerSession: Int = ServiceOptions.defaultMaxRuntimeRulesPerSession,
                 maxRuntimeRuleBytes: Int = ServiceOptions.defaultMaxRuntimeRuleBytes,
                 upstream: UpstreamOptions? = nil,
-                upstreamAnswers: (@Sendable (Request, UpstreamResult) -> Void)? = nil) {
+                upstreamAnswers: (@Sendable (Request, UpstreamResult) -> Void)? = nil, network: NetworkProfile? = nil) {
+        self.network = network
         self.sessionPrefix = sessionPrefix
         self.upstream = upstream
         self.upstreamAnswers = upstreamAnswers

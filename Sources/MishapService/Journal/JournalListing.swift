@@ -98,7 +98,22 @@ struct JournalListing {
             json.raw("upstreamMs", entry.upstreamMilliseconds.map { JSON.double(($0 * 100).rounded() / 100).text } ?? "null")
             json.field("upstreamNote", entry.upstreamNote)
         }
+        if let network = entry.network { json.raw("network", Self.json(for: network).text) }
         json.close()
+    }
+
+    /// What a network profile did to an answer, as the journal shows it.
+    static func json(for network: NetworkShaping) -> JSON {
+        var members: [(String, JSON)] = [("profile", .string(network.profile)), ("latencyMs", .int(network.addedLatencyMilliseconds))]
+        if let rate = network.downBytesPerSecond { members.append(("downBytesPerSecond", .int(rate))) }
+        switch network.resetAfter {
+        case .bytes(let count)?: members.append(("resetAfterBytes", .int(count)))
+        case .fraction(let fraction)?: members.append(("resetAfterFraction", .double(fraction)))
+        case nil: break
+        }
+        if network.slowCloseMilliseconds > 0 { members.append(("slowCloseMs", .int(network.slowCloseMilliseconds))) }
+        if let reason = network.resetReason { members.append(("reset", .string(reason))) }
+        return .object(members)
     }
 }
 

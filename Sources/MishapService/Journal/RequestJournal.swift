@@ -38,6 +38,9 @@ public struct JournalEntry: Sendable {
     /// What Mishap changed or refused in the upstream's answer (a folded header unfolded, a
     /// 1xx final status refused), in a sentence; nil when it passed as it came.
     public var upstreamNote: String? = nil
+    /// What a network profile did to the answer (its name, the latency added, the rate, a
+    /// reset and why); nil when no profile applied.
+    public var network: NetworkShaping? = nil
     /// From the request's headers arriving to the server being done with it (delays, dribbles
     /// and hangs included), in nanoseconds; nil while the server is still on it.
     public var durationNanoseconds: Int64? = nil

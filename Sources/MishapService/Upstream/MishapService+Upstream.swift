@@ -65,6 +65,9 @@ extension MishapService {
         upstreamCalls.send(call) { [self] result, report in
             var answered = Forwarding.delivered(Forwarding.plan(for: result, upstream: upstream, head: request.method == "HEAD"),
                                                 from: upstream, as: plan)
+            // The network profile's latency came with the plan's delay; what it does on the
+            // socket (bandwidth, a reset after N bytes, a slow close) goes on the answer too.
+            if let network = plan.network { answered.network = network }
             switch result {
             case .answered(let status, _, _, let milliseconds):
                 journal.upstreamAnswered(id, status: status, milliseconds: milliseconds, note: report.note)
