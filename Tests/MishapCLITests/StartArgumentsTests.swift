@@ -101,6 +101,7 @@ extension DaemonTests {
             ("tls-catalogue-port", "20000"), ("no-tls-catalogue", nil),
             ("upstream", "http://127.0.0.1:9/api"), ("upstream-timeout", "7.5"), ("upstream-ca", folder.path + "/tls/ca.pem"),
             ("upstream-memory", "1048576"), ("admin-host", "mishap.test"), ("admin-origin", "http://app.test:3000"),
+            ("network", "wifi"),
         ]
         let authority = try await runMishap(["tls", "init", "--dir", folder.path + "/tls"])
         #expect(authority.status == 0, "\(authority)")

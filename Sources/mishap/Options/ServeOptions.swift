@@ -100,8 +100,13 @@ struct ServeOptions: ParsableArguments {
     func withAdminPolicy(_ service: ServiceOptions) -> ServiceOptions {
         var service = service
         service.adminPolicy = AdminRequestPolicy(hosts: adminHosts, origins: adminOrigins)
+        service.network = network.flatMap(NetworkPresets.named)
         return service
     }
+
+    @Option(help: ArgumentHelp("Put every answer through this network unless its session sets one or its rule declares one: "
+        + NetworkPresets.names.joined(separator: ", ") + " (docs/network.md has their figures).", valueName: "preset"))
+    var network: String?
 
     @Option(name: .customLong("cors"), help: ArgumentHelp("Let web pages from these origins call the scenarios: '*', or origins separated by commas (http://localhost:3000). Preflights are answered and every answer (faults aside) carries the CORS headers. It never opens the admin API to a page (--admin-origin does).", valueName: "origins"))
     var cors: String?
@@ -128,6 +133,9 @@ struct ServeOptions: ParsableArguments {
     var readyDescriptor: Int32?
 
     func validate() throws {
+        if let network, NetworkPresets.named(network) == nil {
+            throw ValidationError("--network takes a preset: \(NetworkPresets.names.joined(separator: ", ")); not '\(network)'")
+        }
         switch port {
         case .number(let number):
             guard (0...65535).contains(number) else { throw ValidationError("--port must be from 0 to 65535, or off") }
@@ -214,6 +222,7 @@ struct ServeOptions: ParsableArguments {
         for name in adminHosts { add("admin-host", name) }
         for origin in adminOrigins { add("admin-origin", origin) }
         add("cors", cors)
+        add("network", network)
         add("watch", watch.rawValue)
         add("watch-settle", watchSettle)
         add("grace", grace)
