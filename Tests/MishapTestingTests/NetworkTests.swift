@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MishapTesting
+import MishapTestSupport
+import Testing
+
+/// `session.setNetwork(...)` over real sockets with URLSession: a session on a slow network
+/// waits, another at the same time does not; a preset applies by name; `clearNetwork()` ends
+/// it; a session offline is reset, then comes back; a bad duration is refused.
+@Suite(.onBlockingThreads) struct NetworkTests {
+    static func seconds(_ urlSession: URLSession, _ url: URL) async throws -> (Double, Int) {
+        let start = ContinuousClock.now
+        let (_, response) = try await urlSession.data(from: url)
+        let elapsed = ContinuousClock.now - start
+        return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                (response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
+
+    @Test func aSlowSessionWaitsAndAnotherDoesNot() async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            let url = mishap.url("/isUserNameAvailable?userName=alice")
+            let slow = mishap.session()
+            try slow.setNetwork(.custom(latency: .seconds(1)))
+            let fast = mishap.session()
+            let slowSession = URLSession(configuration: slow.configuration)
+            let fastSession = URLSession(configuration: fast.configuration)
+            async let slowTook = Self.seconds(slowSession, url)
+            async let fastTook = Self.seconds(fastSession, url)
+            let ((slowSeconds, slowStatus), (fastSeconds, fastStatus)) = try await (slowTook, fastTook)
+            #expect(slowStatus == 200 && fastStatus == 200)
+            #expect(slowSeconds >= 0.95 && slowSeconds < 10, "\(slowSeconds)")
+            #expect(fastSeconds < 0.8, "\(fastSeconds)")
+
+            try slow.clearNetwork()
+            let cleared = try await Self.seconds(slowSession, url).0
+            #expect(cleared < 0.8, "cleared")
+            try slow.setNetwork(.highLatency, for: .milliseconds(500))
+            #expect(try slow.network()?.name == "high-latency")
+            try await Task.sleep(for: .milliseconds(700))
+            let ended = try await Self.seconds(slowSession, url).0
+            #expect(try slow.network() == nil && ended < 2, "ended by itself")
+            #expect(throws: SessionTimeError.self) { try slow.setNetwork(.edge, for: .seconds(0)) }
+        }
+    }
+
+    @Test func anOfflineSessionIsResetThenComesBack() async throws {
+        try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
+            let url = mishap.url("/isUserNameAvailable?userName=alice")
+            let session = mishap.session()
+            try session.setNetwork(.custom(offline: .milliseconds(1500)))
+            let urlSession = URLSession(configuration: session.configuration)
+            await #expect(throws: (any Error).self) { _ = try await urlSession.data(from: url) }
+            try await Task.sleep(for: .milliseconds(1700))
+            let back = try await Self.seconds(urlSession, url).1
+            #expect(back == 200, "back")
+            try session.setNetwork(.fullLoss)
+            await #expect(throws: (any Error).self) { _ = try await urlSession.data(from: url) }
+            #expect(NetworkCondition.preset("Very Bad Network")?.profile.name == "very-bad-network")
+            #expect(NetworkCondition.preset("5g") == nil)
+        }
+    }
+}
