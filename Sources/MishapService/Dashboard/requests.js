@@ -81,6 +81,17 @@ async function showDetail(id) {
   drawDetail(data.requests.find((entry) => entry.id === id) || { ...held, bodyGone: true });
 }
 
+// What a network profile did to an answer, in a line: "edge: +840 ms, 30000 B/s".
+function networkText(network) {
+  const parts = [`+${ms(network.latencyMs)}`];
+  if (network.downBytesPerSecond) parts.push(`${network.downBytesPerSecond} B/s`);
+  if (network.resetAfterBytes !== undefined) parts.push(`reset after ${network.resetAfterBytes} bytes`);
+  if (network.resetAfterFraction !== undefined) parts.push(`reset after ${Math.round(network.resetAfterFraction * 100)} % of the body`);
+  if (network.slowCloseMs) parts.push(`closed ${ms(network.slowCloseMs)} late`);
+  if (network.reset) parts.push(`reset before any byte (${network.reset})`);
+  return `${network.profile}: ${parts.join(", ")}`;
+}
+
 function drawDetail(entry) {
   const panel = $("request-detail");
   panel.hidden = false;
@@ -90,6 +101,7 @@ function drawDetail(entry) {
     ["session", sessionLabel(entry.session)], ["delay", ms(entry.delayMs)], ["hang", entry.hang ? "yes" : "no"]];
   if (entry.durationMs !== undefined) facts.push(["duration", duration(entry.durationMs)]);
   if (entry.closedEarly !== undefined) facts.push(["closed early", entry.closedEarly ? "yes: the client went away first" : "no"]);
+  if (entry.network) facts.push(["network", el("span", { id: "detail-network" }, networkText(entry.network))]);
   const changes = el("table", { id: "detail-state-changes", className: "grid" });
   fillTable(changes, ["name", "from", "to", "for"],
     (entry.stateChanges || []).map((c) => [c.name, shown(c.from), shown(c.to), ms(c.forMs)]), "no state changed");
