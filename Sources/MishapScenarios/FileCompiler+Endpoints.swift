@@ -1,9 +1,9 @@
 import MishapEngine
 
 extension FileCompiler {
-    static let fileKeys = ["state", "endpoint", "rules", "endpoints", "extends", "before", "quota"]
-    static let endpointKeys = ["endpoint", "rules", "extends", "before", "quota"]
-    static let ruleKeys = ["name", "aliases", "when", "chance", "set", "quota", "respond", "cycle"]
+    static let fileKeys = ["state", "endpoint", "rules", "endpoints", "extends", "before", "quota", "network"]
+    static let endpointKeys = ["endpoint", "rules", "extends", "before", "quota", "network"]
+    static let ruleKeys = ["name", "aliases", "when", "chance", "set", "quota", "network", "respond", "cycle"]
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY"]
 
     /// A file holds one endpoint (`endpoint:` and `rules:`) or several (`endpoints:`, a list of them).
@@ -12,7 +12,7 @@ extension FileCompiler {
         // A file may only declare state (read before any file is compiled).
         if file["state"] != nil && file.pairs.count == 1 { return [] }
         if let list = file["endpoints"] {
-            if let stray = file.key("endpoint") ?? file.key("extends") ?? file.key("rules") ?? file.key("quota") {
+            if let stray = file.key("endpoint") ?? file.key("extends") ?? file.key("rules") ?? file.key("quota") ?? file.key("network") {
                 error("a file has either 'endpoints:' (a list) or one 'endpoint:' with its 'rules:', not both", at: stray)
             }
             guard let items = sequence(list, what: "'endpoints'") else { return [] }
@@ -37,6 +37,9 @@ extension FileCompiler {
         }
         if extending != nil, let stray = keyed.key("quota") {
             error("an endpoint's 'quota:' goes with its declaration ('endpoint:'); rules added with 'extends:' may each have one", at: stray)
+        }
+        if extending != nil, let stray = keyed.key("network") {
+            error("an endpoint's 'network:' goes with its declaration ('endpoint:'); rules added with 'extends:' may each have one", at: stray)
         }
         guard let endpointNode = extending ?? keyed["endpoint"] else {
             error("missing 'endpoint:' (for example 'endpoint: GET /login')", at: node)
@@ -105,7 +108,13 @@ extension FileCompiler {
             quota = compileQuota(quotaNode, stateKey: Self.stateKey(endpoint: endpointName, rule: quotaNode) + "\nquota")
             if quota == nil { return nil }
         }
-        return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode), quota: quota), endpointNode)
+        var network: NetworkProfile?
+        if let networkNode = keyed["network"] {
+            network = compileNetwork(networkNode)
+            if network == nil { return nil }
+        }
+        return (Endpoint(method: method, path: path, rules: rules, source: location(endpointNode), quota: quota, network: network),
+                endpointNode)
     }
 
     /// A rule, with its name and each alias and where they are written.
@@ -143,6 +152,13 @@ extension FileCompiler {
             quotaValid = quota != nil
         }
 
+        var network: NetworkProfile?
+        var networkValid = true
+        if let networkNode = keyed["network"] {
+            network = compileNetwork(networkNode)
+            networkValid = network != nil
+        }
+
         let action: Rule.Action?
         switch (keyed["respond"], keyed["cycle"]) {
         case (let respond?, nil):
@@ -156,9 +172,10 @@ extension FileCompiler {
             error("rule '\(shown(name))' has neither 'respond:' nor 'cycle:'", at: node)
             action = nil
         }
-        guard let predicates, let action, chanceValid, let aliases, effectsValid, quotaValid else { return nil }
+        guard let predicates, let action, chanceValid, let aliases, effectsValid, quotaValid, networkValid else { return nil }
         let rule = Rule(name: name, aliases: aliases.map(\.name), when: predicates, action: action, chance: chance,
-                        effects: effects, quota: quota, file: displayPath, line: node.mark.line, column: node.mark.column)
+                        effects: effects, quota: quota, network: network, file: displayPath, line: node.mark.line,
+                        column: node.mark.column)
         return (rule, [(name, nameNode)] + aliases)
     }
 

@@ -29,6 +29,10 @@ struct ScenarioSchemaTests {
         ("quotaKeys", "quota", FileCompiler.quotaKeys),
         ("stateDeclarationKeys", "stateDeclaration", FileCompiler.stateDeclarationKeys),
         ("effectKeys", "stateChange", FileCompiler.effectKeys),
+        ("networkKeys", "networkProfile", FileCompiler.networkKeys),
+        ("latencyKeys", "latency", FileCompiler.latencyKeys),
+        ("bandwidthKeys", "bandwidth", FileCompiler.bandwidthKeys),
+        ("uploadKeys", "upload", FileCompiler.uploadKeys),
     ]
 
     static func schema() throws -> [String: Any] {

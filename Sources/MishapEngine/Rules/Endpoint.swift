@@ -11,11 +11,16 @@ public final class Endpoint: Sendable {
     public let source: String?
     /// The rate limit of every answer of the endpoint (`quota:`), counted before any rule.
     public let quota: Quota?
+    /// The network the endpoint's answers go through (`network:`), unless their rule or a
+    /// session has its own.
+    public let network: NetworkProfile?
     /// Whether some rule reads or changes state (see `Rule.usesState`).
     let usesState: Bool
     let index: RuleIndex
 
-    public init(method: String, path: PathPattern, rules: [Rule], source: String? = nil, quota: Quota? = nil) {
+    public init(method: String, path: PathPattern, rules: [Rule], source: String? = nil, quota: Quota? = nil,
+                network: NetworkProfile? = nil) {
+        self.network = network
         self.method = method
         self.path = path
         self.rules = rules
@@ -28,7 +33,7 @@ public final class Endpoint: Sendable {
 
     /// The same endpoint with other rules (rules added by `extends:`).
     public func replacingRules(_ rules: [Rule]) -> Endpoint {
-        Endpoint(method: method, path: path, rules: rules, source: source, quota: quota)
+        Endpoint(method: method, path: path, rules: rules, source: source, quota: quota, network: network)
     }
 
     /// The endpoint as written: `GET /isUserNameAvailable`. Stored, not computed: every answer
@@ -45,6 +50,7 @@ public final class Endpoint: Sendable {
         if var refusal = quota.take(&context, headers: &headers) {
             refusal.bookkeeping.endpoint = name
             refusal.bookkeeping.rule = Quota.endpointRuleName
+            refusal.declaredNetwork = network
             refusal.fitResponseHead(room: context.request.responseHeaderRoom)
             return refusal
         }
@@ -118,11 +124,13 @@ public final class Endpoint: Sendable {
         if let quota = rule.quota, var refusal = quota.take(&context, headers: &headers) {
             refusal.bookkeeping.endpoint = name
             refusal.bookkeeping.rule = rule.name
+            refusal.declaredNetwork = rule.network ?? network
             refusal.fitResponseHead(room: context.request.responseHeaderRoom)
             return refusal
         }
         let changes = rule.effects.isEmpty ? [] : rule.effects.apply(&context)
-        let plan = template.plan(context: &context, random: random, endpoint: name, rule: rule.name, stateChanges: changes)
+        var plan = template.plan(context: &context, random: random, endpoint: name, rule: rule.name, stateChanges: changes)
+        if let declared = rule.network ?? network { plan.declaredNetwork = declared }
         return headers.isEmpty ? plan : plan.adding(headers, room: context.request.responseHeaderRoom)
     }
 }

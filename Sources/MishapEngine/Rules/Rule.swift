@@ -29,6 +29,8 @@ public final class Rule: Sendable {
     public let effects: [StateEffect]
     /// The rate limit of the rule's answers (`quota:`), if any.
     public let quota: Quota?
+    /// The network the rule's answers go through (`network:`), unless a session has its own.
+    public let network: NetworkProfile?
     /// Whether answering with the rule reads or changes state: then the session's state is
     /// locked from the rule's first test to its last change.
     let usesState: Bool
@@ -54,8 +56,9 @@ public final class Rule: Sendable {
     }
 
     public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
-                effects: [StateEffect] = [], quota: Quota? = nil,
+                effects: [StateEffect] = [], quota: Quota? = nil, network: NetworkProfile? = nil,
                 source: String? = nil) {
+        self.network = network
         self.effects = effects
         self.quota = quota
         self.usesState = Self.usesState(when: when, action: action, effects: effects, quota: quota)
@@ -71,8 +74,9 @@ public final class Rule: Sendable {
 
     /// A rule declared at `line` of `file`.
     public init(name: String, aliases: [String] = [], when: [Predicate] = [.always], action: Action, chance: Double? = nil,
-                effects: [StateEffect] = [], quota: Quota? = nil,
+                effects: [StateEffect] = [], quota: Quota? = nil, network: NetworkProfile? = nil,
                 file: String, line: Int, column: Int = 1) {
+        self.network = network
         self.effects = effects
         self.quota = quota
         self.usesState = Self.usesState(when: when, action: action, effects: effects, quota: quota)
