@@ -175,4 +175,33 @@ import Testing
         #expect(service.uploadShaping(for: prefixed)?.fault == .answerEarly(413), "through the session prefix too")
         #expect(service.uploadShaping(for: Request(method: "POST", path: "/upload")) == nil, "other sessions read as it comes")
     }
+
+    @Test func theSessionsProfileComesBeforeTheRulesAndTheRulesBeforeTheDefault() throws {
+        let options = ServiceOptions(network: NetworkProfile(name: "slowish", latency: .fixed(100)))
+        let service = try MishapService(source: .yaml(Self.yaml, name: "t.yaml"), options: options, logger: quietLogger)
+        let request = Request(method: "GET", path: "/hello", headers: [Field("X-Mishap-Session", "s1")])
+        var declared = ResponsePlan(status: 200, delayMilliseconds: 300, fault: .truncate)
+        declared.declaredNetwork = NetworkProfile(name: "rule", latency: .fixed(50))
+
+        var plan = declared
+        #expect(service.applyNetwork(request, &plan)?.profile == "rule", "the rule's before the default")
+        #expect(plan.delayMilliseconds == 350 && plan.fault == .truncate, "on top of the delay; the rule's fault stays")
+        #expect(plan.network == nil, "nothing on the socket: latency only")
+        var undeclared = ResponsePlan(status: 200)
+        #expect(service.applyNetwork(request, &undeclared)?.profile == "slowish" && undeclared.delayMilliseconds == 100)
+
+        service.setNetwork(NetworkPresets.named("3g")!, session: "s1")
+        plan = declared
+        #expect(service.applyNetwork(request, &plan)?.profile == "3g", "the session's before the rule's")
+        #expect(plan.delayMilliseconds == 500 && plan.network?.downBytesPerSecond == 97_500 && plan.prepared == nil)
+
+        service.setNetwork(NetworkPresets.named("none")!, session: "s1")
+        plan = declared
+        #expect(service.applyNetwork(request, &plan) == nil && plan.delayMilliseconds == 300, "none: a perfect network")
+
+        service.setNetwork(NetworkProfile(loss: 1), session: "s1")
+        var hanging = ResponsePlan(status: 200, hang: true)
+        #expect(service.applyNetwork(request, &hanging)?.resetReason == "loss")
+        #expect(hanging.fault == .reset && !hanging.hang)
+    }
 }
