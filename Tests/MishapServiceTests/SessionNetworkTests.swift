@@ -204,4 +204,25 @@ import Testing
         #expect(service.applyNetwork(request, &hanging)?.resetReason == "loss")
         #expect(hanging.fault == .reset && !hanging.hang)
     }
+
+    @Test func aScenarioFilesNetworkAppliesUnlessTheSessionSetsOne() async throws {
+        let yaml = """
+            endpoints:
+              - endpoint: GET /slow
+                network: { latency: 400ms }
+                rules:
+                  - { name: lossy, when: { query: { lost: "yes" } }, network: { loss: 1 }, respond: { text: never } }
+                  - { name: ok, respond: { text: slow } }
+            """
+        let harness = try TestServer(yaml: yaml, logger: quietLogger)
+        let declared = try await Self.seconds { _ = try await harness.get("/slow") }
+        #expect(declared >= 0.38 && declared < 10, "the endpoint's 400 ms: \(declared)")
+        #expect(throws: (any Error).self) { try harness.sendRaw("GET", "/slow?lost=yes") }
+        #expect(try await Self.put(harness, "session=s1", #"{"preset": "none"}"#).status == 200)
+        let perfect = try await Self.seconds { _ = try await harness.get("/slow", session: "s1") }
+        #expect(perfect < 0.35, "the session's none comes first: \(perfect)")
+        let entries = try await harness.journal()
+        #expect((entries.first?["network"] as? [String: Any])?["latencyMs"] as? Int == 400)
+        #expect((entries.dropFirst().first?["network"] as? [String: Any])?["reset"] as? String == "loss")
+    }
 }
