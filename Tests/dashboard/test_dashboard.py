@@ -335,6 +335,18 @@ class RequestsTests(DashboardTestCase):
         self.find("detail-close").click()
         self.wait_for(lambda: not panel.is_displayed(), "the detail did not close")
 
+    def test_detail_shows_what_a_network_profile_did(self):
+        session = new_session("network")
+        status, _ = self.mishap.admin("PUT", "network", body='{"latency": "50ms", "bandwidth": {"down": "20kB/s"}}', session=session)
+        self.assertEqual(status, 200)
+        self.mishap.request("/isUserNameAvailable?userName=shaped", session=session)
+        self.open_page()
+        rows = self.wait_for(lambda: len(self.rows_of(session)) == 1 and self.rows_of(session), "the row is missing")
+        self.css(f'#requests-body tr[data-id="{rows[0]["id"]}"]')[0].click()
+        panel = self.find("request-detail")
+        self.wait_for(lambda: panel.is_displayed() and "GET /isUserNameAvailable" in panel.text, "the detail did not open")
+        self.assertEqual(self.find("detail-network").text, "custom: +50 ms, 20 kB/s")
+
     def test_unmatched_shows_the_near_miss(self):
         session = new_session("unmatched")
         self.assertEqual(self.mishap.request("/logn", session=session)[0], 404)

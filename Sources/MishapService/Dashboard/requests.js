@@ -81,10 +81,11 @@ async function showDetail(id) {
   drawDetail(data.requests.find((entry) => entry.id === id) || { ...held, bodyGone: true });
 }
 
-// What a network profile did to an answer, in a line: "edge: +840 ms, 30000 B/s".
+// What a network profile did to an answer, in a line: "edge: +840 ms, 30 kB/s".
 function networkText(network) {
   const parts = [`+${ms(network.latencyMs)}`];
-  if (network.downBytesPerSecond) parts.push(`${network.downBytesPerSecond} B/s`);
+  const rate = network.downBytesPerSecond;
+  if (rate) parts.push(rate >= 1e6 ? `${+(rate / 1e6).toFixed(2)} MB/s` : rate >= 1000 ? `${+(rate / 1000).toFixed(2)} kB/s` : `${rate} B/s`);
   if (network.resetAfterBytes !== undefined) parts.push(`reset after ${network.resetAfterBytes} bytes`);
   if (network.resetAfterFraction !== undefined) parts.push(`reset after ${Math.round(network.resetAfterFraction * 100)} % of the body`);
   if (network.slowCloseMs) parts.push(`closed ${ms(network.slowCloseMs)} late`);
