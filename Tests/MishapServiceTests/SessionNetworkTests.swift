@@ -225,4 +225,19 @@ import Testing
         #expect((entries.first?["network"] as? [String: Any])?["latencyMs"] as? Int == 400)
         #expect((entries.dropFirst().first?["network"] as? [String: Any])?["reset"] as? String == "loss")
     }
+
+    @Test func theTableIsBoundedAndEmptiesAgain() {
+        let table = SessionNetworks()
+        #expect(table.isEmpty)
+        let profile = NetworkProfile(latency: .fixed(10))
+        for index in 0..<10 { table.set(profile, session: "s\(index)", milliseconds: nil, now: 0, limit: 4) }
+        let kept = (0..<10).filter { table.setting(session: "s\($0)", now: 0) != nil }
+        #expect(kept.count <= 4 && kept.contains(9) && !kept.contains(0), "the most recent kept, at most the limit: \(kept)")
+        table.set(profile, session: "brief", milliseconds: 100, now: 1000, limit: 4)
+        #expect(table.setting(session: "brief", now: 1099) != nil && table.setting(session: "brief", now: 1100) == nil)
+        let offline = table.set(NetworkProfile(offlineMilliseconds: 500), session: "o", milliseconds: nil, now: 2000, limit: 4)
+        #expect(offline.isOffline(now: 2499) && !offline.isOffline(now: 2500))
+        table.remove(session: nil)
+        #expect(table.isEmpty, "while no session has a profile, one atomic load")
+    }
 }
