@@ -155,6 +155,17 @@ import Testing
         #expect(try await Self.put(front, "session=s1", #"{"loss": 1}"#).status == 200)
         #expect(throws: (any Error).self) { try front.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "s1")]) }
         #expect(try await upstream.journal().count == 1, "a lost request never reaches the upstream")
+
+        // A preset on an upstream's answer: its latency in the delay, its bandwidth on the answer.
+        #expect(try await Self.put(front, "session=s1", #"{"preset": "3g"}"#).status == 200)
+        let request = Request(method: "GET", path: "/hello", headers: [Field("X-Mishap-Session", "s1")], fromLoopback: true)
+        let plan = front.service.respond(to: request)
+        #expect(!plan.destination.isHere && plan.delayMilliseconds == 200 && plan.network?.downBytesPerSecond == 97_500)
+        let answered: ResponsePlan = await withCheckedContinuation { continuation in
+            front.service.forward(request, plan: plan, client: "127.0.0.1", scheme: "http") { answer, _ in continuation.resume(returning: answer) }
+        }
+        #expect(answered.status == 200 && String(decoding: answered.body, as: UTF8.self) == "hello")
+        #expect(answered.delayMilliseconds == 200 && answered.network?.profile == "3g" && answered.network?.downBytesPerSecond == 97_500)
     }
 
     @Test func anUploadAnsweredEarlyIsPlannedAndJournaled() throws {
