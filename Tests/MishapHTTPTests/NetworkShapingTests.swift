@@ -1,0 +1,167 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import MishapEngine
+import MishapHTTP
+import MishapTestSupport
+import Testing
+
+/// What a network profile does to an answer on the socket (`ResponsePlan.network`), as real
+/// clients see it: a body sent at a rate, pieces with a latency between them, a reset after N
+/// bytes of the body, a slow close. Times are measured with strict lower bounds and generous
+/// upper ones (the machine may be loaded).
+@Suite(.onBlockingThreads) struct NetworkShapingTests {
+    /// A 200 answer with `body`, shaped by `shaping`.
+    static func plan(_ body: [UInt8], _ shaping: NetworkShaping?, dribble: Dribble? = nil) -> ResponsePlan {
+        var plan = ResponsePlan(status: 200, headers: [Field("Content-Type", "application/octet-stream")], body: body,
+                                dribble: dribble)
+        plan.network = shaping
+        return plan
+    }
+
+    static func server(_ body: [UInt8], _ shaping: NetworkShaping?, dribble: Dribble? = nil) throws -> ShapingServer {
+        let plan = plan(body, shaping, dribble: dribble)
+        return try ShapingServer(plan: { _ in plan })
+    }
+
+    /// What comes after a response's head until the stream ends (or 10 s pass).
+    static func rest(of connection: RawHTTPConnection) throws -> ([UInt8], RawHTTPConnection.End) {
+        var received: [UInt8] = []
+        switch try connection.receivePiece() {
+        case .bytes(let bytes): received = bytes
+        case .closed: return (received, .closed)
+        case .failed(let code): return (received, code == ECONNRESET ? .reset : .failed(errno: code))
+        }
+        return (received, connection.read(into: &received, until: .now + .seconds(10)))
+    }
+
+    /// 40 kB at 20 kB/s: about 2 s (the first tenth of a second's worth at once), whole.
+    @Test func aBodyArrivesAtTheRate() throws {
+        let body = patternedBody(40_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", downBytesPerSecond: 20_000))
+        let run = try curl([server.url()])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.body == body)
+        #expect(run.elapsed >= .milliseconds(1_800), "\(run.elapsed)")
+        #expect(run.elapsed < .seconds(10), "\(run.elapsed)")
+    }
+
+    /// The figure: 200 kB at 20 kB/s takes about 10 s.
+    @Test func twoHundredKilobytesAtTwentyKilobytesASecondTakeAboutTenSeconds() throws {
+        let body = patternedBody(200_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", downBytesPerSecond: 20_000))
+        let run = try curl([server.url()])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.body == body)
+        #expect(run.elapsed >= .seconds(8), "\(run.elapsed)")
+        #expect(run.elapsed <= .seconds(25), "\(run.elapsed)")
+    }
+
+    /// A rate keeps the connection alive (4 kB at 10 kB/s: 4 pieces, the last 0.3 s after the
+    /// first), and an unshaped answer on it comes at once.
+    @Test func aShapedAnswerKeepsTheConnection() throws {
+        let body = patternedBody(4_000)
+        let shaped = Self.plan(body, NetworkShaping(profile: "test", downBytesPerSecond: 10_000))
+        let plain = Self.plan(body, nil)
+        let server = try ShapingServer(plan: { $0.path == "/shaped" ? shaped : plain })
+        let connection = try RawHTTPConnection(port: server.port)
+        let start = ContinuousClock.now
+        try connection.sendRequest("GET", "/shaped")
+        let first = try connection.readResponse()
+        let shapedTime = start.duration(to: .now)
+        #expect([UInt8](first.body) == body)
+        #expect(first.header("Connection")?.lowercased() != "close")
+        #expect(shapedTime >= .milliseconds(290), "\(shapedTime)")
+        try connection.sendRequest("GET", "/plain")
+        #expect([UInt8](try connection.readResponse().body) == body)
+    }
+
+    /// A dribble is capped by the rate: 2 pieces over 100 ms still take the rate's 2 s.
+    @Test func theRateCapsADribble() throws {
+        let body = patternedBody(40_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", downBytesPerSecond: 20_000),
+                                     dribble: Dribble(chunks: 2, milliseconds: 100))
+        let run = try curl([server.url()])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.body == body)
+        #expect(run.elapsed >= .milliseconds(1_800), "\(run.elapsed)")
+        #expect(run.elapsed < .seconds(10), "\(run.elapsed)")
+    }
+
+    /// Per-piece latency: 5 kB at 10 kB/s is 5 pieces (0.4 s); 200 ms before each of the 4 after
+    /// the first adds 0.8 s, and jitter up to 100 ms each at most 0.4 s more.
+    @Test func latencyAndJitterComeBeforeEachPieceAfterTheFirst() throws {
+        let body = patternedBody(5_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", downBytesPerSecond: 10_000,
+                                                          chunkLatencyMilliseconds: 200, chunkJitterMilliseconds: 100))
+        let connection = try RawHTTPConnection(port: server.port)
+        let start = ContinuousClock.now
+        try connection.sendRequest("GET", "/")
+        let response = try connection.readResponse()
+        let elapsed = start.duration(to: .now)
+        #expect([UInt8](response.body) == body)
+        #expect(elapsed >= .milliseconds(1_200), "\(elapsed)")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+    }
+
+    /// The download that dies at byte N: the head, exactly N bytes of the body, then a reset.
+    @Test(arguments: [ByteMark.bytes(4_000), .fraction(0.4)])
+    func aResetAfterSomeBytesOfTheBody(mark: ByteMark) throws {
+        let body = patternedBody(10_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", resetAfter: mark))
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/")
+        let head = try connection.readResponse(toHead: true)
+        #expect(head.status == 200)
+        #expect(head.header("Content-Length") == "10000")
+        let (received, end) = try Self.rest(of: connection)
+        #expect(end == .reset)
+        #expect(received == Array(body[..<4_000]))
+
+        // curl: a receive error (56), exactly 4,000 bytes kept.
+        let run = try curl([server.url()])
+        #expect(run.status == 56 || run.status == 18, "\(run.status) \(run.errors)")
+        #expect(run.body == Array(body[..<4_000]))
+        #expect(run.fields.last == "4000")
+    }
+
+    /// A reset after N bytes at a rate: the bytes come at the rate, then the reset.
+    @Test func aResetAfterSomeBytesAtARate() throws {
+        let body = patternedBody(20_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", downBytesPerSecond: 20_000,
+                                                          resetAfter: .bytes(10_000)))
+        let run = try curl([server.url()])
+        #expect(run.status == 56, "\(run.status) \(run.errors)")
+        #expect(run.body == Array(body[..<10_000]))
+        #expect(run.elapsed >= .milliseconds(400), "\(run.elapsed)")
+    }
+
+    /// A slow close: the whole body (per its Content-Length) at once, the close only after the wait.
+    @Test func aSlowCloseSendsTheWholeAnswerAndClosesLater() throws {
+        let body = patternedBody(10_000)
+        let server = try Self.server(body, NetworkShaping(profile: "test", slowCloseMilliseconds: 1_500))
+        let connection = try RawHTTPConnection(port: server.port)
+        let start = ContinuousClock.now
+        try connection.sendRequest("GET", "/")
+        let response = try connection.readResponse()
+        let whole = start.duration(to: .now)
+        #expect(response.status == 200)
+        #expect(response.header("Content-Length") == "10000")
+        #expect(response.header("Transfer-Encoding") == nil)
+        #expect([UInt8](response.body) == body)
+        #expect(whole < .milliseconds(1_000), "\(whole)")
+        var after: [UInt8] = []
+        let end = connection.read(into: &after, until: .now + .seconds(10))
+        let closed = start.duration(to: .now)
+        #expect(end == .closed)
+        #expect(after.isEmpty)
+        #expect(closed >= .milliseconds(1_500), "\(closed)")
+        #expect(closed < .seconds(10), "\(closed)")
+
+        // curl takes the answer as complete.
+        let run = try curl([server.url()])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.body == body)
+    }
+}
