@@ -43,6 +43,9 @@ func handleAccess(
 
     if uploadDataSize.pointee > 0 {
         let state = slot.state()
+        if let gate = state.upload {
+            return admitBody(server, connection, gate, state, uploadData, uploadDataSize)
+        }
         let size = uploadDataSize.pointee
         if !state.bodyTooLarge, let uploadData {
             if state.body.count + size > server.configuration.maxBodyBytes {
@@ -183,10 +186,14 @@ private func firstCall(_ server: HTTPServer, _ connection: OpaquePointer, url: U
         if framing.content_length > 0 || framing.transfer_encoding > 0 {
             let state = slot.state()
             if state.started == 0 { state.started = MonotonicClock.nanoseconds() }
-            state.head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
-                                 query: connectionValues(connection, .GET_ARGUMENT_KIND),
-                                 headers: connectionValues(connection, .HEADER_KIND),
-                                 fromLoopback: mishap_connection_is_loopback(connection) != 0)
+            let head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
+                               query: connectionValues(connection, .GET_ARGUMENT_KIND),
+                               headers: connectionValues(connection, .HEADER_KIND),
+                               fromLoopback: mishap_connection_is_loopback(connection) != 0)
+            if let shaping = server.responder.uploadShaping(for: head) {
+                return shapeUpload(shaping, head: head, server: server, connection: connection, state: state)
+            }
+            state.head = head
         }
         return .YES
     }
