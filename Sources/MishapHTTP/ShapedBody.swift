@@ -105,9 +105,8 @@ final class ShapedBody {
     private func finish() -> Int {
         if resetAt != nil {
             // A RST, not a FIN: linger 0, and no shutdown(SHUT_WR). Shutting down the reading
-            // side only wakes libmicrohttpd's loop, which otherwise leaves the socket of an
-            // error end open under MHD_USE_TURBO (docs/libmicrohttpd.md, "A reset after some
-            // bytes of the body").
+            // side sends nothing, but wakes libmicrohttpd's loop, so the close does not wait for
+            // another event (docs/libmicrohttpd.md, "A reset after some bytes of the body").
             Socket.resetOnClose(socket)
             shutdown(socket, Int32(SHUT_RD))
             return StreamedBody.endWithError

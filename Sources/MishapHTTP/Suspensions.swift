@@ -48,7 +48,8 @@ final class Suspensions: Sendable {
 
     /// Suspends `connection`, whose client is still sending a body that is left unread (a
     /// stalled upload), until the client closes the socket or the server stops. Unread bytes
-    /// hide a close from a peek, so the check asks poll for a hang-up (`POLLRDHUP`).
+    /// hide a close from a peek, so the check asks poll for a hang-up (`POLLRDHUP`)
+    /// (docs/libmicrohttpd.md, "Unread bytes hide a client's close").
     func holdStalledUpload(_ connection: OpaquePointer, socket: Int32) -> Bool {
         guard let key = suspend(connection, hanging: true) else { return false }
         watch(key, socket: socket, left: Self.hungUp)
