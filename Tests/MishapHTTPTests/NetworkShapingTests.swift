@@ -169,4 +169,49 @@ import Testing
         #expect(run.body == body)
         #expect(run.elapsed < .milliseconds(2_900), "\(run.elapsed)")
     }
+
+    /// An upstream's answer (sent from its own storage, `carryOutUncopied`) goes through the
+    /// profile too: at the rate, then cut by the reset.
+    @Test func anUpstreamsAnswerIsShapedToo() throws {
+        let body = patternedBody(20_000)
+        var forwarded = ResponsePlan(status: 200, body: [])
+        forwarded.destination = .serverUpstream
+        let answer = Self.plan(body, NetworkShaping(profile: "test", downBytesPerSecond: 20_000, resetAfter: .fraction(0.5)))
+        let server = try ShapingServer(plan: { [forwarded] _ in forwarded }, upstream: { _ in answer })
+        let run = try curl([server.url()])
+        #expect(run.status == 56, "\(run.status) \(run.errors)")
+        #expect(run.body == Array(body[..<10_000]))
+        #expect(run.elapsed >= .milliseconds(400), "\(run.elapsed)")
+    }
+
+    /// HEAD gets the head a GET would, shaped or not, and the server goes on serving.
+    @Test(arguments: [NetworkShaping(profile: "rate", downBytesPerSecond: 5_000),
+                      NetworkShaping(profile: "reset", resetAfter: .bytes(10)),
+                      NetworkShaping(profile: "slow-close", slowCloseMilliseconds: 300)])
+    func headIsAnsweredWithTheHeadOnly(shaping: NetworkShaping) throws {
+        let body = patternedBody(5_000)
+        let server = try Self.server(body, shaping)
+        let connection = try RawHTTPConnection(port: server.port)
+        let start = ContinuousClock.now
+        try connection.sendRequest("HEAD", "/")
+        let head = try connection.readResponse(toHead: true)
+        #expect(head.status == 200)
+        #expect(head.header("Content-Length") == "5000")
+        #expect(start.duration(to: .now) < .seconds(5))
+        #expect(try curl([server.url()]).body.count == (shaping.resetAfter == nil ? 5_000 : 10))
+    }
+
+    /// URLSession: a body at a rate arrives whole; one cut by a reset fails as a lost connection.
+    @Test func urlSessionThroughAProfile() async throws {
+        let body = patternedBody(10_000)
+        let slow = Self.plan(body, NetworkShaping(profile: "test", downBytesPerSecond: 10_000))
+        let cut = Self.plan(body, NetworkShaping(profile: "test", resetAfter: .bytes(3_000)))
+        let server = try ShapingServer(plan: { $0.path == "/cut" ? cut : slow })
+        let start = ContinuousClock.now
+        let response = try await testSession.clientResponse("GET", URL(string: server.url("/slow"))!)
+        #expect([UInt8](response.body) == body)
+        #expect(start.duration(to: .now) >= .milliseconds(900))
+        let error = await urlError { try await testSession.clientResponse("GET", URL(string: server.url("/cut"))!) }
+        #expect(error?.code == .networkConnectionLost, "\(String(describing: error))")
+    }
 }

@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import MishapEngine
 import MishapHTTP
+import MishapSupport
 import MishapTestSupport
 import Synchronization
 
@@ -12,9 +14,12 @@ final class ShapingServer: Sendable {
     let responder: ShapingResponder
     let observer = ShapingObserver()
 
+    /// `upstream`: the answer a plan sent on to an upstream (`destination` not `.here`) gets,
+    /// handed back from another thread with a memory lease, as an upstream's is.
     init(plan: @escaping @Sendable (Request) -> ResponsePlan,
-         upload: @escaping @Sendable (Request) -> UploadShaping? = { _ in nil }) throws {
-        responder = ShapingResponder(plan: plan, upload: upload)
+         upload: @escaping @Sendable (Request) -> UploadShaping? = { _ in nil },
+         upstream: (@Sendable (Request) -> ResponsePlan)? = nil) throws {
+        responder = ShapingResponder(plan: plan, upload: upload, upstream: upstream)
         server = HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
                             responder: responder, observer: observer, logger: quietLogger)
         try server.start()
@@ -29,11 +34,22 @@ final class ShapingServer: Sendable {
 final class ShapingResponder: Responder {
     let plan: @Sendable (Request) -> ResponsePlan
     let upload: @Sendable (Request) -> UploadShaping?
+    let upstream: (@Sendable (Request) -> ResponsePlan)?
     private let asked = Mutex<[Request]>([])
+    private let budget = MemoryBudget(limit: 64 << 20)
 
-    init(plan: @escaping @Sendable (Request) -> ResponsePlan, upload: @escaping @Sendable (Request) -> UploadShaping?) {
+    init(plan: @escaping @Sendable (Request) -> ResponsePlan, upload: @escaping @Sendable (Request) -> UploadShaping?,
+         upstream: (@Sendable (Request) -> ResponsePlan)?) {
         self.plan = plan
         self.upload = upload
+        self.upstream = upstream
+    }
+
+    func forward(_ request: Request, plan: ResponsePlan, client: String, scheme: String,
+                 answer: @escaping @Sendable (ResponsePlan, MemoryLease?) -> Void) {
+        guard let upstream else { return answer(.error(502, reason: "no upstream"), nil) }
+        let lease = budget.lease()
+        DispatchQueue.global().async { answer(upstream(request), lease) }
     }
 
     /// The requests answered, in order.
