@@ -38,6 +38,19 @@ import Testing
         #expect(run.elapsed < .seconds(10), "\(run.elapsed)")
     }
 
+    /// A chunked body is read at the rate too (libmicrohttpd keeps its place in a chunk left
+    /// partly unread): 20 kB at 20 kB/s, about 1 s.
+    @Test func aChunkedBodyIsReadAtTheRate() throws {
+        let body = patternedBody(20_000)
+        let server = try Self.server(UploadShaping(upBytesPerSecond: 20_000))
+        let run = try Self.upload(server, body, ["-H", "Expect:", "-H", "Transfer-Encoding: chunked"])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.body == Array("20000".utf8))
+        #expect(server.responder.requests.first?.body == body)
+        #expect(run.elapsed >= .milliseconds(850), "\(run.elapsed)")
+        #expect(run.elapsed < .seconds(10), "\(run.elapsed)")
+    }
+
     /// A request whose upload the responder leaves alone is not held, nor is a request without
     /// a body on a server whose uploads go at 1 kB/s (bounds loose enough for a loaded machine;
     /// a held request would take the 2 s of `aBodyIsReadAtTheRate` or more).
