@@ -214,4 +214,35 @@ import Testing
         let error = await urlError { try await testSession.clientResponse("GET", URL(string: server.url("/cut"))!) }
         #expect(error?.code == .networkConnectionLost, "\(String(describing: error))")
     }
+
+    /// A thousand answers held by a rate at once (2,000 bytes at 1,000 bytes/s: 20 pieces, 1.9 s
+    /// each) hold no thread: an unshaped answer meanwhile comes at once, and every shaped one
+    /// arrives whole, none before its time.
+    @Test func aThousandShapedAnswersDoNotHoldUpOthers() throws {
+        let body = patternedBody(2_000)
+        let shaped = Self.plan(body, NetworkShaping(profile: "test", downBytesPerSecond: 1_000))
+        let plain = Self.plan(Array("fast".utf8), nil)
+        let server = try ShapingServer(plan: { $0.path == "/fast" ? plain : shaped })
+        var connections: [(RawHTTPConnection, ContinuousClock.Instant)] = []
+        for _ in 0..<1_000 {
+            let connection = try RawHTTPConnection(port: server.port, timeoutSeconds: 60)
+            let sent = ContinuousClock.now
+            try connection.sendRequest("GET", "/shaped")
+            connections.append((connection, sent))
+        }
+        let fast = try RawHTTPConnection(port: server.port)
+        let asked = ContinuousClock.now
+        try fast.sendRequest("GET", "/fast")
+        #expect(try fast.readResponse().text == "fast")
+        #expect(asked.duration(to: .now) < .seconds(2), "\(asked.duration(to: .now))")
+        var early = 0
+        var wrong = 0
+        for (connection, sent) in connections {
+            let response = try connection.readResponse()
+            if [UInt8](response.body) != body { wrong += 1 }
+            if sent.duration(to: .now) < .milliseconds(1_900) { early += 1 }
+        }
+        #expect(wrong == 0)
+        #expect(early == 0)
+    }
 }
