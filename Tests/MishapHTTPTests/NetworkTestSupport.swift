@@ -18,10 +18,10 @@ final class ShapingServer: Sendable {
     /// handed back from another thread with a memory lease, as an upstream's is.
     init(plan: @escaping @Sendable (Request) -> ResponsePlan,
          upload: @escaping @Sendable (Request) -> UploadShaping? = { _ in nil },
-         upstream: (@Sendable (Request) -> ResponsePlan)? = nil) throws {
+         upstream: (@Sendable (Request) -> ResponsePlan)? = nil, log: CapturedLog? = nil) throws {
         responder = ShapingResponder(plan: plan, upload: upload, upstream: upstream)
         server = HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
-                            responder: responder, observer: observer, logger: quietLogger)
+                            responder: responder, observer: observer, logger: log?.logger ?? quietLogger)
         try server.start()
     }
 
