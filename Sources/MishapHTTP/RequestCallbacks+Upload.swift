@@ -18,6 +18,18 @@ func shapeUpload(_ shaping: UploadShaping, head: Request, server: HTTPServer, co
         // kept, so the request is not told as incomplete when it ends.
         if server.isObserved { state.record.note(method: head.method, path: head.path, plan: early) }
         state.completionTag = early.bookkeeping.completionTag
+        if early.hang || early.delayMilliseconds > 0 {
+            // Held on the first call: libmicrohttpd sends no `100 Continue` meanwhile, and calls
+            // the access handler again after the resume, with no body, which carries out the
+            // waiting plan as after any delay (then it is queued before the body, as here).
+            state.waitingPlan = early
+            let held = early.hang
+                ? server.suspensions.holdUntilClientLeaves(connection, socket: mishap_connection_fd(connection))
+                : server.suspensions.hold(connection, milliseconds: early.delayMilliseconds)
+            if held { return .YES }
+            state.waitingPlan = nil
+            if early.hang { return .NO }
+        }
         return server.carryOut(early, on: connection)
     }
     state.head = head

@@ -143,6 +143,21 @@ import Testing
         #expect(run.errors.contains("< HTTP/1.1 413"), "\(run.errors)")
     }
 
+    /// An early answer with a delay (a profile's latency) is held before it is sent, still
+    /// instead of `100 Continue`.
+    @Test func aDelayedEarlyAnswerComesInsteadOfContinue() throws {
+        var answer = ResponsePlan.error(401, reason: "log in first")
+        answer.delayMilliseconds = 600
+        let server = try Self.server(UploadShaping(fault: .answerEarly(401), earlyAnswer: answer))
+        let run = try Self.upload(server, patternedBody(2_000_000), ["-H", "Expect: 100-continue", "--expect100-timeout", "5", "-v"])
+        #expect(run.fields.first == "401", "\(run.output) \(run.errors)")
+        #expect(!run.errors.contains("HTTP/1.1 100"), "\(run.errors)")
+        #expect(run.elapsed >= .milliseconds(600), "\(run.elapsed)")
+        #expect(run.elapsed < .seconds(4), "\(run.elapsed)")
+        #expect(server.responder.requests.isEmpty)
+        #expect(server.observer.completed.first?.status == 401)
+    }
+
     /// Answered early without `Expect`: a small body sent with the head, the 413 all the same.
     @Test func anEarlyAnswerWithoutExpectContinue() throws {
         let server = try Self.server(Self.earlyAnswer())
