@@ -126,6 +126,18 @@ import Testing
         #expect(run.fields.last == "4000")
     }
 
+    /// A reset after 0 bytes of the body: the head, then the reset.
+    @Test func aResetAfterNoBytesOfTheBodyStillSendsTheHead() throws {
+        let server = try Self.server(patternedBody(10_000), NetworkShaping(profile: "test", resetAfter: .bytes(0)))
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/")
+        let head = try connection.readResponse(toHead: true)
+        #expect(head.status == 200)
+        let (received, end) = try Self.rest(of: connection)
+        #expect(end == .reset)
+        #expect(received.isEmpty)
+    }
+
     /// A reset after N bytes at a rate: the bytes come at the rate, then the reset.
     @Test func aResetAfterSomeBytesAtARate() throws {
         let body = patternedBody(20_000)
