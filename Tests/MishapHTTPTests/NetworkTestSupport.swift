@@ -93,28 +93,37 @@ struct CurlRun {
 }
 
 /// Runs curl (blocking) with `arguments`, its body written to a temporary file, and
-/// `-w "%{http_code} %{size_download}"` unless other `-w` is given.
+/// `-w "%{http_code} %{size_download}"` unless other `-w` is given. Its output goes to files,
+/// not pipes: a pipe's write end inherited by another test's curl, started at the same moment,
+/// would hold this one's reading until that curl ends (seen: 10 s, the length of the longest).
 func curl(_ arguments: [String], maxTime: Int = 60) throws -> CurlRun {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: out) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let body = folder.appendingPathComponent("body")
+    let output = folder.appendingPathComponent("stdout")
+    let errors = folder.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+    let outputHandle = try FileHandle(forWritingTo: output)
+    let errorHandle = try FileHandle(forWritingTo: errors)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    var all = ["curl", "-sS", "--max-time", String(maxTime), "-o", out.path]
+    var all = ["curl", "-sS", "--max-time", String(maxTime), "-o", body.path]
     if !arguments.contains("-w") { all += ["-w", "%{http_code} %{size_download}"] }
     process.arguments = all + arguments
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
+    process.standardOutput = outputHandle
+    process.standardError = errorHandle
     let start = ContinuousClock.now
     try process.run()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let elapsed = start.duration(to: .now)
-    let body = (try? Data(contentsOf: out)).map { [UInt8]($0) } ?? []
-    return CurlRun(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                   errors: String(decoding: errors, as: UTF8.self), elapsed: elapsed, body: body)
+    try? outputHandle.close()
+    try? errorHandle.close()
+    return CurlRun(status: process.terminationStatus,
+                   output: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
+                   errors: String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self), elapsed: elapsed,
+                   body: (try? Data(contentsOf: body)).map { [UInt8]($0) } ?? [])
 }
 
 /// Writes `bytes` to a temporary file for `curl --data-binary @path`; removed by the caller.
