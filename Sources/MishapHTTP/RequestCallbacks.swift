@@ -166,7 +166,8 @@ func handleAccess(
 /// The access handler's first call for a request, when its head has arrived. Answering now
 /// makes libmicrohttpd drop keep-alive: the request is only marked seen
 /// (docs/libmicrohttpd.md, "First-call answers lose keep-alive"), unless the head must be
-/// refused, and the connection closed, before any body is read ("Refusals on the first call").
+/// refused, and the connection closed, before any body is read ("Refusals on the first call"),
+/// or a network profile answers it before its body (`shapeUpload`).
 private func firstCall(_ server: HTTPServer, _ connection: OpaquePointer, url: UnsafePointer<CChar>,
                        method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?, slot: RequestContextSlot,
                        pathHasEncodedNul: Bool) -> MHD_Result {
