@@ -18,6 +18,9 @@ extension HTTPServer {
         if let fault = plan.fault {
             return breakConnection(fault, plan, connection)
         }
+        if let network = plan.network, network.shapesDelivery {
+            return carryOutShaped(plan, network, on: connection)
+        }
         if let dribble = plan.dribble {
             return queueStreamed(plan, .dribble(dribble), size: UInt64(plan.body.count), on: connection)
         }
@@ -36,7 +39,8 @@ extension HTTPServer {
     /// `carryOut`, whose every other answer should not pay for the choice.
     @inline(never)
     func carryOutUncopied(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
-        guard plan.bookkeeping.warning == nil, plan.fault == nil, plan.dribble == nil, !plan.body.isEmpty else {
+        guard plan.bookkeeping.warning == nil, plan.fault == nil, plan.dribble == nil, plan.network == nil, !plan.body.isEmpty else {
+            // (A shaped answer's body is not copied either: `ShapedBody` holds the plan's own.)
             return carryOut(plan, on: connection)
         }
         return queueStreamed(plan, .whole, size: UInt64(plan.body.count), on: connection)
@@ -110,7 +114,7 @@ extension HTTPServer {
         return response
     }
 
-    private func addHeaders(_ plan: ResponsePlan, to response: OpaquePointer) {
+    func addHeaders(_ plan: ResponsePlan, to response: OpaquePointer) {
         for header in plan.headers {
             // withCString: a small string (most header names) is copied onto the stack; passed
             // as an implicit pointer argument, it was copied into a new array on the heap.
@@ -121,7 +125,7 @@ extension HTTPServer {
     }
 
     /// Queues a response used for this request only, and lets go of it.
-    private func queueOnce(_ response: OpaquePointer, status: Int, on connection: OpaquePointer) -> MHD_Result {
+    func queueOnce(_ response: OpaquePointer, status: Int, on connection: OpaquePointer) -> MHD_Result {
         let result = MHD_queue_response(connection, UInt32(status), response)
         MHD_destroy_response(response)
         return result

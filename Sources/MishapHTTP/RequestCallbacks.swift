@@ -43,6 +43,9 @@ func handleAccess(
 
     if uploadDataSize.pointee > 0 {
         let state = slot.state()
+        if let gate = state.upload {
+            return admitBody(server, connection, gate, state, uploadData, uploadDataSize)
+        }
         let size = uploadDataSize.pointee
         if !state.bodyTooLarge, let uploadData {
             if state.body.count + size > server.configuration.maxBodyBytes {
@@ -163,7 +166,8 @@ func handleAccess(
 /// The access handler's first call for a request, when its head has arrived. Answering now
 /// makes libmicrohttpd drop keep-alive: the request is only marked seen
 /// (docs/libmicrohttpd.md, "First-call answers lose keep-alive"), unless the head must be
-/// refused, and the connection closed, before any body is read ("Refusals on the first call").
+/// refused, and the connection closed, before any body is read ("Refusals on the first call"),
+/// or a network profile answers it before its body (`shapeUpload`).
 private func firstCall(_ server: HTTPServer, _ connection: OpaquePointer, url: UnsafePointer<CChar>,
                        method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?, slot: RequestContextSlot,
                        pathHasEncodedNul: Bool) -> MHD_Result {
@@ -183,10 +187,14 @@ private func firstCall(_ server: HTTPServer, _ connection: OpaquePointer, url: U
         if framing.content_length > 0 || framing.transfer_encoding > 0 {
             let state = slot.state()
             if state.started == 0 { state.started = MonotonicClock.nanoseconds() }
-            state.head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
-                                 query: connectionValues(connection, .GET_ARGUMENT_KIND),
-                                 headers: connectionValues(connection, .HEADER_KIND),
-                                 fromLoopback: mishap_connection_is_loopback(connection) != 0)
+            let head = Request(method: RequestTarget.method(method), path: RequestTarget.path(url),
+                               query: connectionValues(connection, .GET_ARGUMENT_KIND),
+                               headers: connectionValues(connection, .HEADER_KIND),
+                               fromLoopback: mishap_connection_is_loopback(connection) != 0)
+            if let shaping = server.responder.uploadShaping(for: head) {
+                return shapeUpload(shaping, head: head, server: server, connection: connection, state: state)
+            }
+            state.head = head
         }
         return .YES
     }

@@ -36,6 +36,9 @@ final class RequestState {
     /// ends, the body never came whole: the request is told to the observer as incomplete
     /// (`RequestObserver.incomplete`), with what body arrived.
     var head: Request?
+    /// What a network profile does to the body on its way in (a rate, a stall, a reset); nil
+    /// for most requests: the body is read as it comes.
+    var upload: UploadGate?
 }
 
 extension CompletedRequest {

@@ -1,4 +1,7 @@
 import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Synchronization
 import MishapSupport
@@ -39,9 +42,33 @@ final class Suspensions: Sendable {
     /// Suspends `connection` until its client closes the socket or the server stops.
     func holdUntilClientLeaves(_ connection: OpaquePointer, socket: Int32) -> Bool {
         guard let key = suspend(connection, hanging: true) else { return false }
-        watch(key, socket: socket)
+        watch(key, socket: socket, left: Socket.peerClosed)
         return true
     }
+
+    /// Suspends `connection`, whose client is still sending a body that is left unread (a
+    /// stalled upload), until the client closes the socket or the server stops. Unread bytes
+    /// hide a close from a peek, so the check asks poll for a hang-up (`POLLRDHUP`)
+    /// (docs/libmicrohttpd.md, "Unread bytes hide a client's close").
+    func holdStalledUpload(_ connection: OpaquePointer, socket: Int32) -> Bool {
+        guard let key = suspend(connection, hanging: true) else { return false }
+        watch(key, socket: socket, left: Self.hungUp)
+        return true
+    }
+
+    /// Whether the peer of `socket` has closed its side or reset it, unread bytes or not.
+    private static func hungUp(_ socket: Int32) -> Bool {
+        var polled = pollfd(fd: socket, events: readHangUp, revents: 0)
+        guard poll(&polled, 1, 0) > 0 else { return false }
+        return polled.revents & (readHangUp | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
+    }
+
+    #if os(Linux)
+    /// `POLLRDHUP` (Linux), which Glibc defines only under `_GNU_SOURCE`.
+    private static let readHangUp: Int16 = 0x2000
+    #else
+    private static let readHangUp: Int16 = 0
+    #endif
 
     /// Suspends `connection` until `release(_:)` is called with the key returned (an upstream's
     /// answer came), or the server stops. Nil, without suspending, once the server is stopping.
@@ -63,18 +90,18 @@ final class Suspensions: Sendable {
         }
     }
 
-    private func watch(_ key: UInt64, socket: Int32) {
+    private func watch(_ key: UInt64, socket: Int32, left: @escaping @Sendable (Int32) -> Bool) {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Self.hangCheckMilliseconds)) { [weak self] in
             guard let self else { return }
             let stillHeld = state.withLock { state -> Bool in
                 guard state.held[key] != nil else { return false }
-                if Socket.peerClosed(socket) {
+                if left(socket) {
                     resumeLocked(key, &state)
                     return false
                 }
                 return true
             }
-            if stillHeld { watch(key, socket: socket) }
+            if stillHeld { watch(key, socket: socket, left: left) }
         }
     }
 
