@@ -35,9 +35,9 @@ import Testing
     @Test func oneSessionShapedAndOneNotInParallel() async throws {
         let harness = try TestServer(yaml: Self.yaml, logger: quietLogger)
         let unshapedBefore = try await Self.seconds { _ = try await harness.get("/hello", session: "fast") }
-        let set = try await Self.put(harness, "session=slow", #"{"latency": "1s"}"#)
+        let set = try await Self.put(harness, "session=slow", #"{"latency": "2s"}"#)
         #expect(set.status == 200, "\(set.text)")
-        #expect(((set.json?["network"] as? [String: Any])?["latency"] as? String) == "1000ms", "\(set.text)")
+        #expect(((set.json?["network"] as? [String: Any])?["latency"] as? String) == "2000ms", "\(set.text)")
         async let slow = Self.seconds {
             let text = try await harness.get("/hello", session: "slow").text
             #expect(text == "hello")
@@ -47,12 +47,12 @@ import Testing
             #expect(text == "hello")
         }
         let (slowSeconds, fastSeconds) = try await (slow, fast)
-        #expect(slowSeconds >= 0.95 && slowSeconds < 10, "the shaped session waits its second: \(slowSeconds)")
-        #expect(fastSeconds < 0.8, "the other as fast as before (\(unshapedBefore) s alone): \(fastSeconds)")
+        #expect(slowSeconds >= 1.95 && slowSeconds < 15, "the shaped session waits its 2 s: \(slowSeconds)")
+        #expect(fastSeconds < 1.5, "the other as fast as before (\(unshapedBefore) s alone): \(fastSeconds)")
         let entry = try #require(try await harness.journal("session=slow").last)
         let network = try #require(entry["network"] as? [String: Any])
-        #expect(network["profile"] as? String == "custom" && network["latencyMs"] as? Int == 1000)
-        #expect(entry["delayMs"] as? Int == 1000)
+        #expect(network["profile"] as? String == "custom" && network["latencyMs"] as? Int == 2000)
+        #expect(entry["delayMs"] as? Int == 2000)
         #expect(try await harness.journal("session=fast").allSatisfy { $0["network"] == nil })
     }
 
@@ -127,18 +127,18 @@ import Testing
     }
 
     @Test func theServerDefaultAppliesUnlessTheSessionSaysNone() async throws {
-        let options = ServiceOptions(network: NetworkProfile(name: "slowish", latency: .fixed(400)))
+        let options = ServiceOptions(network: NetworkProfile(name: "slowish", latency: .fixed(1500)))
         let harness = try TestServer(yaml: Self.yaml, options: options, logger: quietLogger)
         let shaped = try await Self.seconds { _ = try await harness.get("/hello") }
-        #expect(shaped >= 0.38)
+        #expect(shaped >= 1.45)
         #expect(try await Self.put(harness, "session=perfect", #"{"preset": "none"}"#).status == 200)
         let perfect = try await Self.seconds { _ = try await harness.get("/hello", session: "perfect") }
-        #expect(perfect < 0.35)
+        #expect(perfect < 1.2)
         let entries = try await harness.journal()
         #expect((entries.first?["network"] as? [String: Any])?["profile"] as? String == "slowish")
         #expect(entries.last?["network"] == nil, "the none preset shapes nothing")
         let admin = try await Self.seconds { _ = try await harness.admin("health") }
-        #expect(admin < 0.35, "the admin API is never shaped")
+        #expect(admin < 1.2, "the admin API is never shaped")
     }
 
     @Test func anUpstreamsAnswerGoesThroughTheProfile() async throws {
@@ -220,20 +220,20 @@ import Testing
         let yaml = """
             endpoints:
               - endpoint: GET /slow
-                network: { latency: 400ms }
+                network: { latency: 1500ms }
                 rules:
                   - { name: lossy, when: { query: { lost: "yes" } }, network: { loss: 1 }, respond: { text: never } }
                   - { name: ok, respond: { text: slow } }
             """
         let harness = try TestServer(yaml: yaml, logger: quietLogger)
         let declared = try await Self.seconds { _ = try await harness.get("/slow") }
-        #expect(declared >= 0.38 && declared < 10, "the endpoint's 400 ms: \(declared)")
+        #expect(declared >= 1.45 && declared < 15, "the endpoint's 1.5 s: \(declared)")
         #expect(throws: (any Error).self) { try harness.sendRaw("GET", "/slow?lost=yes") }
         #expect(try await Self.put(harness, "session=s1", #"{"preset": "none"}"#).status == 200)
         let perfect = try await Self.seconds { _ = try await harness.get("/slow", session: "s1") }
-        #expect(perfect < 0.35, "the session's none comes first: \(perfect)")
+        #expect(perfect < 1.2, "the session's none comes first: \(perfect)")
         let entries = try await harness.journal()
-        #expect((entries.first?["network"] as? [String: Any])?["latencyMs"] as? Int == 400)
+        #expect((entries.first?["network"] as? [String: Any])?["latencyMs"] as? Int == 1500)
         #expect((entries.dropFirst().first?["network"] as? [String: Any])?["reset"] as? String == "loss")
     }
 
