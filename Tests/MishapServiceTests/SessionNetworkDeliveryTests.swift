@@ -40,7 +40,7 @@ import Testing
         let (shaped, unshaped) = try await (slow, fast)
         #expect(shaped.response.status == 200 && shaped.response.body.count == 40_000)
         #expect(shaped.seconds >= 1.5 && shaped.seconds < 15, "40 kB at 20 kB/s: about 2 s, took \(shaped.seconds)")
-        #expect(unshaped.response.body.count == 40_000 && unshaped.seconds < 1.5, "another session at once: \(unshaped.seconds)")
+        #expect(unshaped.response.body.count == 40_000 && unshaped.seconds + 1 < shaped.seconds, "another session at once: \(unshaped.seconds)")
         let entry = try #require(try await harness.journal("session=slow").last)
         #expect((entry["network"] as? [String: Any])?["downBytesPerSecond"] as? Int == 20_000)
     }

@@ -48,7 +48,7 @@ import Testing
         }
         let (slowSeconds, fastSeconds) = try await (slow, fast)
         #expect(slowSeconds >= 1.95 && slowSeconds < 15, "the shaped session waits its 2 s: \(slowSeconds)")
-        #expect(fastSeconds < 1.5, "the other as fast as before (\(unshapedBefore) s alone): \(fastSeconds)")
+        #expect(fastSeconds + 1 < slowSeconds, "the other as fast as before (\(unshapedBefore) s alone): \(fastSeconds)")
         let entry = try #require(try await harness.journal("session=slow").last)
         let network = try #require(entry["network"] as? [String: Any])
         #expect(network["profile"] as? String == "custom" && network["latencyMs"] as? Int == 2000)
@@ -82,12 +82,13 @@ import Testing
         let refused = try await Self.seconds {
             #expect(throws: (any Error).self) { try harness.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "tunnel")]) }
         }
-        #expect(refused < 1.5, "reset at once")
+        #expect(refused < 10)
         #expect(try harness.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "other")]).status == 200)
         try await Task.sleep(for: .milliseconds(2300))
         #expect(try harness.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "tunnel")]).status == 200, "the network came back")
         let entries = try await harness.journal("session=tunnel")
         #expect((entries.first?["network"] as? [String: Any])?["reset"] as? String == "offline")
+        #expect(entries.first?["delayMs"] as? Int == 0, "reset at once")
     }
 
     @Test func forEndsItByItself() async throws {
@@ -99,7 +100,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(1200))
         #expect(try await harness.admin("network?session=s1")["network"] is NSNull)
         let after = try await Self.seconds { _ = try await harness.get("/hello", session: "s1") }
-        #expect(after < 2, "no 3 s latency any more")
+        let last = try await harness.journal("session=s1").last
+        #expect(after < 10 && last?["network"] == nil, "no 3 s latency any more")
     }
 
     @Test func aBadProfileIs422NamingItsKey() async throws {
@@ -133,12 +135,12 @@ import Testing
         #expect(shaped >= 1.45)
         #expect(try await Self.put(harness, "session=perfect", #"{"preset": "none"}"#).status == 200)
         let perfect = try await Self.seconds { _ = try await harness.get("/hello", session: "perfect") }
-        #expect(perfect < 1.2)
+        #expect(perfect < shaped)
         let entries = try await harness.journal()
         #expect((entries.first?["network"] as? [String: Any])?["profile"] as? String == "slowish")
         #expect(entries.last?["network"] == nil, "the none preset shapes nothing")
         let admin = try await Self.seconds { _ = try await harness.admin("health") }
-        #expect(admin < 1.2, "the admin API is never shaped")
+        #expect(admin < shaped, "the admin API is never shaped")
     }
 
     @Test func anUpstreamsAnswerGoesThroughTheProfile() async throws {
@@ -231,7 +233,7 @@ import Testing
         #expect(throws: (any Error).self) { try harness.sendRaw("GET", "/slow?lost=yes") }
         #expect(try await Self.put(harness, "session=s1", #"{"preset": "none"}"#).status == 200)
         let perfect = try await Self.seconds { _ = try await harness.get("/slow", session: "s1") }
-        #expect(perfect < 1.2, "the session's none comes first: \(perfect)")
+        #expect(perfect < declared, "the session's none comes first: \(perfect)")
         let entries = try await harness.journal()
         #expect((entries.first?["network"] as? [String: Any])?["latencyMs"] as? Int == 1500)
         #expect((entries.dropFirst().first?["network"] as? [String: Any])?["reset"] as? String == "loss")
