@@ -79,7 +79,6 @@ struct DownCommandTests {
 
     @Test(arguments: [
         (["serve", "--admin-port", "70000"], "--admin-port must be from 0 to 65535"),
-        (["serve", "--admin-port", "9090", "--no-admin"], "--admin-port serves the admin API, which --no-admin turns off"),
         (["serve", "--port", "9090", "--admin-port", "9090"], "--admin-port must differ from --port"),
         (["down", "--for", "0"], "--for must be from 0.001 to 86400 seconds"),
         (["down", "--for", "1s", "--end"], "give --for or --end, not both"),

@@ -88,13 +88,16 @@ struct Serve: ParsableCommand {
                         connectionTimeoutSeconds: options.connectionTimeout.milliseconds / 1000, eventLoop: options.eventLoop,
                         headTimeoutSeconds: options.headTimeout.milliseconds / 1000),
                     watch: options.watch, tlsSetup: options.tlsOptions.setup(replacingPlainHTTP: options.port == .off),
-                    watchSettle: options.watchSettle.duration, adminPort: options.adminPort.map { UInt16($0) }),
+                    watchSettle: options.watchSettle.duration, adminPort: options.noAdmin ? nil : options.adminPort.map { UInt16($0) }),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
             throw ExitCode.failure
         }
         let url = mishap.url
+        if options.noAdmin, options.adminPort != nil {
+            logger.warning("--admin-port is not opened: --no-admin turns the admin API off, and the serving port cannot go down")
+        }
         if !MishapInstance.isLoopback(host: options.host) {
             let admin = options.noAdmin ? "the admin API is off"
                 : options.adminToken != nil ? "the admin API answers them with the admin token"

@@ -17,7 +17,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "The TCP port; 0 picks a free one (read it from the first output line, or --port-file); off serves HTTPS only (with --tls-port).")
     var port: PortSetting = .number(8080)
 
-    @Option(name: .customLong("admin-port"), help: ArgumentHelp("Serve the admin API and the dashboard (/__mishap/) on this port too, loopback (on --host with --admin-token), never taken down; 0 picks a free one. With it, the serving port can be taken down (POST /__mishap/down, mishap down), and mishap commands call the admin port.", valueName: "port"))
+    @Option(name: .customLong("admin-port"), help: ArgumentHelp("Serve the admin API and the dashboard (/__mishap/) on this port too, loopback (on --host with --admin-token), never taken down; 0 picks a free one. With it, the serving port can be taken down (POST /__mishap/down, mishap down), and mishap commands call the admin port. Not opened with --no-admin (a warning says so).", valueName: "port"))
     var adminPort: Int?
 
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
@@ -139,7 +139,6 @@ struct ServeOptions: ParsableArguments {
         }
         if let adminPort {
             guard (0...65535).contains(adminPort) else { throw ValidationError("--admin-port must be from 0 to 65535") }
-            guard !noAdmin else { throw ValidationError("--admin-port serves the admin API, which --no-admin turns off") }
             if adminPort != 0, adminPort == port.number {
                 throw ValidationError("--admin-port must differ from --port: the serving port goes down, the admin port never")
             }
