@@ -65,6 +65,31 @@ struct DownCommandTests {
         #expect(DaemonTests.fetch(adminPort, "/__mishap/down", method: "POST")?.status == 400)
     }
 
+    @Test func anHTTPSServingPortGoesDownToo() async throws {
+        // --port off: HTTPS is the serving port, its connections handed to libmicrohttpd's TLS.
+        let folder = try TemporaryFolder()
+        let pidFile = folder.path + "/mishap.pid"
+        let server = try ChildProcess.mishap(
+            ["serve", "--port", "off", "--tls-port", "0", "--admin-port", "0", "--pid-file", pidFile,
+             "--scenarios", Paths.scenarios, "--threads", "2", "--no-tls-catalogue"],
+            environment: ["MISHAP_TLS_DIR": folder.path + "/tls"])
+        defer { server.kill() }
+        _ = try #require(await Self.adminPort(pidFile: pidFile), "no admin URL in the pid file: \(server.standardError)")
+        let lines = try String(contentsOfFile: pidFile, encoding: .utf8).split(separator: "\n")
+        let health = String(lines[1]) + "/__mishap/health"
+        #expect(health.hasPrefix("https://"), "\(lines)")
+        func curl() async throws -> Int32? {
+            try await run("/usr/bin/env", ["curl", "-sSk", "-o", "/dev/null", "--max-time", "5", health]).status
+        }
+        #expect(try await curl() == 0)
+        let down = try await runMishap(["down", "--pid-file", pidFile, "--for", "30s"])
+        #expect(down.status == 0, "\(down)")
+        #expect(try await curl() == 7)
+        let ended = try await runMishap(["down", "--pid-file", pidFile, "--end"])
+        #expect(ended.status == 0, "\(ended)")
+        #expect(try await curl() == 0)
+    }
+
     @Test func withoutAnAdminPortGoingDownIsRefused() async throws {
         let (server, port) = try await ServeTests.startServer(["serve", "--port", "0", "--scenarios", Paths.scenarios, "--threads", "2"])
         defer { server.kill() }
