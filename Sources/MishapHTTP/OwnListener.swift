@@ -118,7 +118,12 @@ final class OwnListener: @unchecked Sendable {
                 throw ServerError.startFailed(host: "the same address", port: port, reason: failure.reason)
             }
             let accepting = Accepting(listening: listening)
-            try accepting.start(daemon: daemon, logger: logger)
+            do {
+                try accepting.start(daemon: daemon, logger: logger)
+            } catch {
+                FileDescriptor.close(listening)
+                throw error
+            }
             control.accepting = accepting
             control.downUntil = nil
             down.store(false, ordering: .relaxed)
@@ -134,6 +139,7 @@ final class OwnListener: @unchecked Sendable {
             control.daemon = nil
             control.downUntil = nil
             control.generation += 1
+            down.store(false, ordering: .relaxed)
         }
     }
 
@@ -201,10 +207,10 @@ private final class Accepting: @unchecked Sendable {
         _ = fcntl(listening, F_SETFL, fcntl(listening, F_GETFL) | O_NONBLOCK)
     }
 
-    /// Starts the thread: it polls the socket and hands what it accepts to `daemon`.
+    /// Starts the thread: it polls the socket and hands what it accepts to `daemon`. On failure
+    /// the socket is left open, for its owner to close.
     func start(daemon: OpaquePointer, logger: Logger) throws {
         guard let pipe = FileDescriptor.makePipe(nonBlocking: true) else {
-            FileDescriptor.close(listening)
             throw ServerError.startFailed(host: "", port: 0, reason: Platform.describeLastError())
         }
         let listening = listening
@@ -225,7 +231,6 @@ private final class Accepting: @unchecked Sendable {
         guard thread != nil else {
             FileDescriptor.close(pipe.read)
             FileDescriptor.close(pipe.write)
-            FileDescriptor.close(listening)
             throw ServerError.startFailed(host: "", port: 0, reason: "no thread to accept connections")
         }
         wake = pipe

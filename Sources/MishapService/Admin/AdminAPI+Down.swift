@@ -11,6 +11,9 @@ import Synchronization
 extension AdminAPI {
     func down(_ request: Request) -> ResponsePlan {
         let ports = ServingPorts.of(service)
+        if request.method != "POST", request.queryValue("for") != nil {
+            return Self.error(400, "'for' goes with POST (to go down); \(request.method) takes no parameters")
+        }
         switch request.method {
         case "POST":
             guard let ports, ports.adminServer != nil else {
