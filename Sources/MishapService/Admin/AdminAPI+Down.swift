@@ -47,7 +47,7 @@ extension AdminAPI {
     }
 
     /// `{"down": true, "until": "…", "remainingMilliseconds": 4998, "port": 8080, "adminPort": 9090}`.
-    static func downState(_ ports: ServingPorts.Entry) -> JSON {
+    static func downState(_ ports: ServingPorts.Ports) -> JSON {
         let adminPort = ports.adminServer?.port.map { JSON.int(Int($0)) } ?? .null
         guard ports.server.isDown, let remaining = ports.server.downRemaining else {
             return .object([("down", .bool(false)), ("port", ports.server.port.map { .int(Int($0)) } ?? .null),
@@ -72,9 +72,15 @@ extension AdminAPI {
 /// the serving port down (`MishapInstance` registers them as it starts, and removes them as it
 /// stops).
 enum ServingPorts {
-    /// A service's servers.
+    /// A service's servers, held weakly: an instance dropped without `stop` still stops them.
     struct Entry: Sendable {
         weak var service: MishapService?
+        weak var weakServer: HTTPServer?
+        weak var adminServer: HTTPServer?
+    }
+
+    /// The servers of a running service: the serving one, and the admin port's when there is one.
+    struct Ports {
         let server: HTTPServer
         let adminServer: HTTPServer?
     }
@@ -82,7 +88,10 @@ enum ServingPorts {
     private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
     static func register(_ service: MishapService, server: HTTPServer, adminServer: HTTPServer?) {
-        entries.withLock { $0[ObjectIdentifier(service)] = Entry(service: service, server: server, adminServer: adminServer) }
+        entries.withLock { entries in
+            entries = entries.filter { $0.value.service != nil }  // those of instances dropped unstopped
+            entries[ObjectIdentifier(service)] = Entry(service: service, weakServer: server, adminServer: adminServer)
+        }
     }
 
     static func unregister(_ service: MishapService) {
@@ -90,10 +99,11 @@ enum ServingPorts {
     }
 
     /// The servers of `service`, when it runs in a `MishapInstance`.
-    static func of(_ service: MishapService) -> Entry? {
+    static func of(_ service: MishapService) -> Ports? {
         entries.withLock { entries in
-            guard let entry = entries[ObjectIdentifier(service)], entry.service === service else { return nil }
-            return entry
+            guard let entry = entries[ObjectIdentifier(service)], entry.service === service,
+                  let server = entry.weakServer else { return nil }
+            return Ports(server: server, adminServer: entry.adminServer)
         }
     }
 }
