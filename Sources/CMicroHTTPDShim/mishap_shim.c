@@ -1,7 +1,12 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE  // accept4
+#endif
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include "mishap_shim.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -176,4 +181,29 @@ void *mishap_connection_socket_context(struct MHD_Connection *connection) {
 size_t mishap_connection_head_size(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info == NULL ? 0 : info->header_size;
+}
+
+int mishap_accept_connections(struct MHD_Daemon *daemon, int listening) {
+    int accepted = 0;
+    for (;;) {
+        struct sockaddr_storage address;
+        socklen_t length = sizeof address;
+#ifdef __linux__
+        int socket = accept4(listening, (struct sockaddr *)&address, &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+#else
+        int socket = accept(listening, (struct sockaddr *)&address, &length);
+        if (socket >= 0) {
+            (void)fcntl(socket, F_SETFD, FD_CLOEXEC);
+            (void)fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK);
+        }
+#endif
+        if (socket < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) return -1;
+            return accepted;  // EAGAIN: none left (or the socket was shut down)
+        }
+        accepted += 1;
+        // Refused at the connection limit: libmicrohttpd has closed the socket.
+        (void)MHD_add_connection(daemon, socket, (const struct sockaddr *)&address, length);
+    }
 }

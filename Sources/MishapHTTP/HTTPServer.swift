@@ -38,8 +38,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The last message libmicrohttpd logged, used to explain a failed start.
     let lastLogMessage = Mutex<String?>(nil)
-    /// Closes connections slow to send a request head; nil when `headTimeoutSeconds` is 0.
+    /// Closes connections slow to send a request head; nil when `headTimeoutSeconds` is 0 (unless
+    /// the server can go down: its table of connections tells which are idle).
     let headDeadline: HeadDeadline?
+    /// Mishap's own listening socket, for a server that can go down (`canGoDown`); set by `start`.
+    private(set) var ownListener: OwnListener?
 
     public init(configuration: ServerConfiguration, responder: any Responder, observer: (any RequestObserver)? = nil,
                 logger: Logger = Logger(label: "mishap.server")) {
@@ -48,17 +51,26 @@ public final class HTTPServer: @unchecked Sendable {
         self.observer = observer
         isObserved = observer?.followsEveryRequest ?? false
         self.logger = logger
-        headDeadline = configuration.headTimeoutSeconds > 0
-            ? HeadDeadline(headTimeoutSeconds: configuration.headTimeoutSeconds,
-                           connectionLimit: configuration.connectionLimit, logger: logger)
-            : nil
+        if configuration.headTimeoutSeconds > 0 {
+            headDeadline = HeadDeadline(headTimeoutSeconds: configuration.headTimeoutSeconds,
+                                        connectionLimit: configuration.connectionLimit, logger: logger)
+        } else if configuration.canGoDown {
+            // Only its table: a deadline of a year, and no reserve kept (a limit of 0).
+            headDeadline = HeadDeadline(headTimeoutSeconds: 366 * 86_400, connectionLimit: 0, logger: logger)
+        } else {
+            headDeadline = nil
+        }
     }
 
     /// Requests being answered right now (delayed and dribbled ones included).
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     func requestStarted() { inFlight.add(1, ordering: .relaxed) }
-    func requestEnded() { inFlight.subtract(1, ordering: .relaxed) }
+    func requestEnded() {
+        inFlight.subtract(1, ordering: .relaxed)
+        // While down, the connection just done with its request (and any other idle) is closed.
+        if let ownListener, ownListener.isDown { ownListener.shutDownIdleConnections() }
+    }
 
     /// The port the server listens on while running (the real one when started with port 0).
     public var port: UInt16? { lifecycle.withLock { $0?.port } }
@@ -109,12 +121,28 @@ public final class HTTPServer: @unchecked Sendable {
         // as long as the daemon does.
         let tls = configuration.tls.map { TLSStrings($0) }
         if tls != nil { flags |= MHD_USE_TLS.rawValue }
+        // A server that can go down listens itself and hands connections over
+        // (docs/libmicrohttpd.md, "A listening socket of Mishap's own").
+        let listener: OwnListener?
+        if configuration.canGoDown {
+            do {
+                listener = try OwnListener(address: address, host: configuration.host, logger: logger)
+            } catch {
+                context.release()
+                logContext.deallocate()
+                throw error
+            }
+            flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue
+        } else {
+            listener = nil
+        }
+        ownListener = listener
 
         let daemon = address.withSockaddr { sockaddrPointer in
             var config = mishap_daemon_config()
             config.flags = flags
-            config.port = configuration.port
-            config.address = sockaddrPointer
+            config.port = listener == nil ? configuration.port : 0
+            config.address = listener == nil ? sockaddrPointer : nil
             config.thread_pool_size = UInt32(configuration.threads)
             config.connection_limit = UInt32(configuration.connectionLimit)
             config.connection_timeout_seconds = UInt32(configuration.connectionTimeoutSeconds)
@@ -125,7 +153,10 @@ public final class HTTPServer: @unchecked Sendable {
             config.completed = handleCompleted
             config.completed_cls = context.toOpaque()
             config.logger = logContext
-            if headDeadline != nil {
+            if listener != nil {
+                config.notify_connection = handleDownableConnectionNotice
+                config.notify_connection_cls = context.toOpaque()
+            } else if headDeadline != nil {
                 config.notify_connection = handleConnectionNotice
                 config.notify_connection_cls = context.toOpaque()
             }
@@ -137,13 +168,24 @@ public final class HTTPServer: @unchecked Sendable {
             return mishap_start_daemon(&config)
         }
         guard let daemon else {
+            listener?.stop()
             context.release()
             logContext.deallocate()
             let reason = lastLogMessage.withLock { $0 } ?? "libmicrohttpd could not start"
             throw ServerError.startFailed(host: configuration.host, port: configuration.port, reason: reason)
         }
-        let port = configuration.port == 0 ? mishap_daemon_port(daemon) : configuration.port
+        let port = listener?.port ?? (configuration.port == 0 ? mishap_daemon_port(daemon) : configuration.port)
         headDeadline?.start()
+        do {
+            try listener?.startAccepting(daemon: daemon)
+        } catch {
+            listener?.stop()
+            MHD_stop_daemon(daemon)
+            headDeadline?.stop()
+            context.release()
+            logContext.deallocate()
+            throw error
+        }
         lifecycle.withLock {
             $0 = Running(daemon: daemon, port: port, context: context, logContext: logContext, tls: tls)
         }
@@ -168,7 +210,10 @@ public final class HTTPServer: @unchecked Sendable {
         // taking the socket out of its epoll set, and aborts when the worker wins
         // (docs/libmicrohttpd.md, "Quiescing races the worker threads"); MHD_stop_daemon
         // closes the socket itself.
-        let listening = grace > .zero ? MHD_quiesce_daemon(running.daemon) : -1
+        // A listening socket of Mishap's own is closed at once, and no connection is handed
+        // over afterwards.
+        ownListener?.stop()
+        let listening = grace > .zero && ownListener == nil ? MHD_quiesce_daemon(running.daemon) : -1
         if listening >= 0 { shutdown(listening, Int32(SHUT_RDWR)) }
         suspensions.releaseHangs()
         let deadline = ContinuousClock.now + grace

@@ -27,6 +27,10 @@ public struct ServerConfiguration: Sendable {
     public var headTimeoutSeconds: Int
     /// HTTPS instead of HTTP, when set.
     public var tls: TLSSettings?
+    /// Whether the serving port can be taken down and brought back (`HTTPServer.goDown`): the
+    /// server then listens on a socket of its own and hands each connection to libmicrohttpd.
+    /// Off by default, so the usual server listens as libmicrohttpd does.
+    public var canGoDown: Bool
 
     public init(
         host: String = "127.0.0.1",
@@ -38,7 +42,8 @@ public struct ServerConfiguration: Sendable {
         connectionTimeoutSeconds: Int = 30,
         eventLoop: EventLoop = .auto,
         headTimeoutSeconds: Int = 10,
-        tls: TLSSettings? = nil
+        tls: TLSSettings? = nil,
+        canGoDown: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -50,6 +55,7 @@ public struct ServerConfiguration: Sendable {
         self.eventLoop = eventLoop
         self.headTimeoutSeconds = headTimeoutSeconds
         self.tls = tls
+        self.canGoDown = canGoDown
     }
 
     /// How libmicrohttpd's worker threads wait for their sockets.

@@ -36,11 +36,15 @@ public final class MishapInstance: Sendable {
         public var tlsSetup: TLSSetup?
         /// How long a file written in place must stay unchanged before the watcher reads it.
         public var watchSettle: Duration
+        /// A second port serving only the admin API and the dashboard (`/__mishap/`), never taken
+        /// down: 0 picks a free one; nil for none. With it, the serving port can go down
+        /// (`POST /__mishap/down`, docs/refused-connections.md).
+        public var adminPort: UInt16?
 
         public init(scenarios: ScenarioSource, service: ServiceOptions = ServiceOptions(),
                     server: ServerConfiguration = ServerConfiguration(), watch: WatchMode = .off,
                     tls: TLSOptions? = nil, tlsSetup: TLSSetup? = nil,
-                    watchSettle: Duration = ScenarioWatcher.defaultWriteSettle) {
+                    watchSettle: Duration = ScenarioWatcher.defaultWriteSettle, adminPort: UInt16? = nil) {
             self.scenarios = scenarios
             self.service = service
             self.server = server
@@ -48,6 +52,7 @@ public final class MishapInstance: Sendable {
             self.tls = tls
             self.tlsSetup = tlsSetup
             self.watchSettle = watchSettle
+            self.adminPort = adminPort
         }
     }
 
@@ -95,6 +100,10 @@ public final class MishapInstance: Sendable {
     let secure: SecureServers?
     /// Where HTTPS and the catalogue are served; nil without `tls`.
     public var tls: TLSListing? { secure?.listing }
+    /// The server of the admin port (`Configuration.adminPort`), when there is one.
+    public let adminServer: HTTPServer?
+    /// The admin port's URL, `http://127.0.0.1:9090`; nil without one.
+    public var adminURL: String? { adminServer?.url }
 
     /// Loads the scenarios (unless `scenarios` gives them already loaded from the same source),
     /// starts the server and, when asked, the watcher. Scenario problems and a server that
@@ -131,6 +140,8 @@ public final class MishapInstance: Sendable {
         let logsRequests = configuration.service.logRequests && logger.logLevel <= .info
         let followsRequests = logsRequests || service.journal.capacity > 0
         var serverConfiguration = configuration.server
+        // With an admin port, the serving port can go down and come back.
+        if configuration.adminPort != nil { serverConfiguration.canGoDown = true }
         if let tls = configuration.tls, tls.replacesPlainHTTP {
             serverConfiguration.port = tls.port
             serverConfiguration.tls = tls.settings
@@ -153,18 +164,46 @@ public final class MishapInstance: Sendable {
             }
             service.tls.withLock { $0 = secure?.listing }
         }
+        let adminServer: HTTPServer?
+        do {
+            adminServer = try startAdminServer(configuration, service: service, logger: logger)
+        } catch {
+            _ = secure?.stop(grace: .zero)
+            server.stop()
+            throw .server(error)
+        }
+        ServingPorts.register(service, server: server, adminServer: adminServer)
         let httpsPort = secure.flatMap { ProxyTarget.authority(of: $0.listing.url)?.port }
         service.listening(host: serverConfiguration.host, ports: [server.port ?? 0] + (httpsPort.map { [$0] } ?? []))
         return MishapInstance(configuration: configuration, service: service, server: server, secure: secure,
-                              watcher: startWatcher(configuration, service: service, logger: logger))
+                              adminServer: adminServer, watcher: startWatcher(configuration, service: service, logger: logger))
+    }
+
+    /// The admin port's server, started, when the configuration asks for one: loopback, unless an
+    /// admin token lets other machines call the admin API (then on the serving host), as the
+    /// admin API's own rules go. It answers `/__mishap/` only, and is never taken down.
+    private static func startAdminServer(_ configuration: Configuration, service: MishapService,
+                                         logger: Logger) throws -> HTTPServer? {
+        guard let adminPort = configuration.adminPort else { return nil }
+        let host = configuration.service.adminToken != nil ? configuration.server.host : "127.0.0.1"
+        let adminConfiguration = ServerConfiguration(
+            host: host, port: adminPort, threads: 1, maxBodyBytes: configuration.server.maxBodyBytes,
+            maxHeaderBytes: configuration.server.maxHeaderBytes, connectionLimit: 256,
+            connectionTimeoutSeconds: configuration.server.connectionTimeoutSeconds,
+            eventLoop: configuration.server.eventLoop, headTimeoutSeconds: configuration.server.headTimeoutSeconds)
+        let server = HTTPServer(configuration: adminConfiguration, responder: AdminPortResponder(service: service),
+                                logger: logger)
+        try server.start()
+        return server
     }
 
     private init(configuration: Configuration, service: MishapService, server: HTTPServer, secure: SecureServers?,
-                 watcher: ScenarioWatcher?) {
+                 adminServer: HTTPServer?, watcher: ScenarioWatcher?) {
         self.configuration = configuration
         self.service = service
         self.server = server
         self.secure = secure
+        self.adminServer = adminServer
         self.watcher = watcher
         url = server.url ?? "http://\(configuration.server.host):\(configuration.server.port)"
         port = server.port ?? configuration.server.port
@@ -216,6 +255,9 @@ public final class MishapInstance: Sendable {
             if secureStop == nil { secureCut.withLock { $0 = secure.stop(grace: grace) } }
         }
         var cut = server.stop(grace: grace)
+        // The admin port last: it answered while the serving port stopped.
+        adminServer?.stop()
+        ServingPorts.unregister(service)
         secureStop?.join()
         cut += secureCut.withLock { $0 }
         // No connection waits for an upstream's answer any more: calls still out are cancelled.

@@ -87,7 +87,7 @@ extension DaemonTests {
         // A value for every option of serve, none of them its default (nil for a flag). An option
         // added to serve fails this test until it has a value here.
         let given: [(name: String, value: String?)] = [
-            ("scenarios", scenarios), ("host", "127.0.0.2"), ("port", "0"), ("port-file", "port"), ("threads", "3"),
+            ("scenarios", scenarios), ("host", "127.0.0.2"), ("port", "0"), ("admin-port", "0"), ("port-file", "port"), ("threads", "3"),
             ("event-loop", "poll"),
             ("max-body", "12345"), ("max-header-size", "4096"), ("connection-limit", "100"), ("connection-timeout", "7"),
             ("head-timeout", "5"),

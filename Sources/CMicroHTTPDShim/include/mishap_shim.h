@@ -91,4 +91,11 @@ void *mishap_connection_socket_context(struct MHD_Connection *connection);
 /// The bytes of the request line and headers as received (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`), or 0.
 size_t mishap_connection_head_size(struct MHD_Connection *connection);
 
+/// Accepts every connection waiting on `listening` (a non-blocking listening socket of Mishap's
+/// own) and hands each to the daemon (`MHD_add_connection`, which closes the socket itself when
+/// it refuses one, at the connection limit). Returns how many were accepted, or -1 when the
+/// system is out of descriptors or memory (the caller waits a little before trying again); never
+/// blocks (docs/libmicrohttpd.md, "A listening socket of Mishap's own").
+int mishap_accept_connections(struct MHD_Daemon *daemon, int listening);
+
 #endif

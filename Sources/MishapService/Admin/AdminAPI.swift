@@ -53,6 +53,7 @@ struct AdminAPI: Sendable {
         "state": Route(methods: ["GET", "POST"], parameters: ["session"]) { api, request in api.state(request) },
         "network": Route(methods: ["GET", "PUT", "DELETE"], parameters: ["session", "for"]) { api, request in api.network(request) },
         "tls": Route(method: "GET", parameters: []) { api, _ in api.tls() },
+        "down": Route(methods: ["GET", "POST", "DELETE"], parameters: ["for"]) { api, request in api.down(request) },
         "openapi.json": Route(method: "GET", parameters: []) { _, _ in OpenAPIDescription.respond() },
     ]
 

@@ -154,7 +154,10 @@ enum QueryText {
 extension PidFileOption {
     /// The URL to call the server the pid file names at, when one runs (`reachableURL`).
     static func serverURL(_ option: PidFileOption) -> String? {
-        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) { return file.url.map(reachableURL) }
+        if case .server(let file, _) = PidFile.check(FileSystem.absolutePath(option.pidFile)) {
+            // The admin port, when there is one: it answers while the serving port is down.
+            return (file.adminURL ?? file.url).map(reachableURL)
+        }
         return nil
     }
 }

@@ -88,13 +88,16 @@ struct Serve: ParsableCommand {
                         connectionTimeoutSeconds: options.connectionTimeout.milliseconds / 1000, eventLoop: options.eventLoop,
                         headTimeoutSeconds: options.headTimeout.milliseconds / 1000),
                     watch: options.watch, tlsSetup: options.tlsOptions.setup(replacingPlainHTTP: options.port == .off),
-                    watchSettle: options.watchSettle.duration),
+                    watchSettle: options.watchSettle.duration, adminPort: options.noAdmin ? nil : options.adminPort.map { UInt16($0) }),
                 scenarios: scenarios, logger: logger)
         } catch {
             printError("mishap: \(error)")
             throw ExitCode.failure
         }
         let url = mishap.url
+        if options.noAdmin, options.adminPort != nil {
+            logger.warning("--admin-port is not opened: --no-admin turns the admin API off, and the serving port cannot go down")
+        }
         if !MishapInstance.isLoopback(host: options.host) {
             let admin = options.noAdmin ? "the admin API is off"
                 : options.adminToken != nil ? "the admin API answers them with the admin token"
@@ -102,7 +105,7 @@ struct Serve: ParsableCommand {
             logger.warning("listening on \(options.host): other machines can reach this server (\(admin))")
         }
 
-        if let pidFile, !pidFile.write(pid: Processes.current, url: url) {
+        if let pidFile, !pidFile.write(pid: Processes.current, url: url, adminURL: mishap.adminURL) {
             printError("mishap: cannot write the pid file \(pidFile.path): \(Platform.describeLastError())")
             mishap.stop()
             throw ExitCode.failure
@@ -115,6 +118,9 @@ struct Serve: ParsableCommand {
         // The first line on standard output says where plain HTTP is served (tools read it);
         // HTTPS and the TLS failure catalogue follow, a line each.
         var lines: [(String, Logger.Metadata)] = [("mishap listening on \(url)", ["url": .string(url)])]
+        if let adminURL = mishap.adminURL {
+            lines.append(("mishap admin API on \(adminURL)/__mishap/", ["adminURL": .string(adminURL)]))
+        }
         if let listing = mishap.tls {
             if listing.url == url {
                 // --port off: the first line is the HTTPS one.

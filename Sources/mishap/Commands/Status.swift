@@ -78,7 +78,8 @@ struct Status: ParsableCommand {
             print("mishap is running at an unknown address (pid \(file.pid))")
             return
         }
-        switch healthCheck(url: reachableURL(url), token: token) {
+        // Through the admin port when there is one: it answers while the serving port is down.
+        switch healthCheck(url: reachableURL(file.adminURL ?? url), token: token) {
         case .success:
             // Answered, as Mishap's health endpoint or not (`--no-admin` sends the path to the
             // scenarios, or to `--upstream`): the server holding the pid file answers there.

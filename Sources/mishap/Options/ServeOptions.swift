@@ -17,6 +17,9 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "The TCP port; 0 picks a free one (read it from the first output line, or --port-file); off serves HTTPS only (with --tls-port).")
     var port: PortSetting = .number(8080)
 
+    @Option(name: .customLong("admin-port"), help: ArgumentHelp("Serve the admin API and the dashboard (/__mishap/) on this port too, loopback (on --host with --admin-token), never taken down; 0 picks a free one. With it, the serving port can be taken down (POST /__mishap/down, mishap down), and mishap commands call the admin port. Not opened with --no-admin (a warning says so).", valueName: "port"))
+    var adminPort: Int?
+
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port listened on to this file once serving (useful with --port 0).", valueName: "path"))
     var portFile: String?
 
@@ -142,6 +145,12 @@ struct ServeOptions: ParsableArguments {
         case .off:
             guard tlsOptions.port != nil else { throw ValidationError("--port off needs --tls-port: there would be nothing to serve") }
         }
+        if let adminPort {
+            guard (0...65535).contains(adminPort) else { throw ValidationError("--admin-port must be from 0 to 65535") }
+            if adminPort != 0, adminPort == port.number {
+                throw ValidationError("--admin-port must differ from --port: the serving port goes down, the admin port never")
+            }
+        }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard (1 << 10...1 << 20).contains(maxHeaderSize) else { throw ValidationError("--max-header-size must be from 1024 to 1048576 bytes") }
@@ -198,6 +207,7 @@ struct ServeOptions: ParsableArguments {
         add("scenarios", scenarioOptions.given)
         add("host", host)
         add("port", port)
+        add("admin-port", adminPort)
         add("port-file", portFile)
         add("threads", threads)
         add("event-loop", eventLoop.rawValue)

@@ -3,7 +3,7 @@ import MishapSupport
 
 /// The pid file options of `start`, `stop` and `status`.
 struct PidFileOption: ParsableArguments {
-    @Option(name: .customLong("pid-file"), help: ArgumentHelp("The pid file: the process id, and the URL on a second line ($MISHAP_PID_FILE when set).", valueName: "path"))
+    @Option(name: .customLong("pid-file"), help: ArgumentHelp("The pid file: the process id, the URL on a second line, and the admin port's URL on a third with --admin-port ($MISHAP_PID_FILE when set).", valueName: "path"))
     var pidFile: String = PidFileOption.defaultPath
 
     /// The environment variable that names the pid file when `--pid-file` is not given: `serve`
@@ -26,6 +26,9 @@ struct PidFile {
     let path: String
     let pid: ProcessID
     let url: String?
+    /// The admin port's URL (`serve --admin-port`), on a third line: where commands call the
+    /// admin API, which stays up while the serving port is down.
+    var adminURL: String?
 
     /// The file's contents; nil when there is no readable pid file, or no pid in it.
     static func read(_ path: String) -> PidFile? {
@@ -43,7 +46,8 @@ struct PidFile {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first, let pid = ProcessID(first.trimmingASCIIWhitespace()), pid > 0 else { return nil }
         let url = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
-        return PidFile(path: path, pid: pid, url: url)
+        let adminURL = lines.count > 2 && !lines[2].isEmpty ? String(lines[2]) : nil
+        return PidFile(path: path, pid: pid, url: url, adminURL: adminURL)
     }
 
     /// Why a pid file no server holds is stale: its process is gone, or is something else.

@@ -114,8 +114,9 @@ final class PidFileLock {
 
     /// Writes the pid, and the URL once there is one, in place (the lock is on this file: a new
     /// file renamed over it would have none); false on an error.
-    func write(pid: ProcessID, url: String?) -> Bool {
-        FileDescriptor.rewrite(descriptor, with: Array("\(pid)\n\(url.map { $0 + "\n" } ?? "")".utf8))
+    func write(pid: ProcessID, url: String?, adminURL: String? = nil) -> Bool {
+        let admin = url != nil ? adminURL.map { $0 + "\n" } ?? "" : ""
+        return FileDescriptor.rewrite(descriptor, with: Array("\(pid)\n\(url.map { $0 + "\n" } ?? "")\(admin)".utf8))
     }
 
     /// Removes the pid file, if the path still leads to this one, and lets go of the lock.
