@@ -77,14 +77,14 @@ import Testing
 
     @Test func offlineThenBack() async throws {
         let harness = try TestServer(yaml: Self.yaml, logger: quietLogger)
-        let set = try await Self.put(harness, "session=tunnel", #"{"offline": "2s"}"#)
+        let set = try await Self.put(harness, "session=tunnel", #"{"offline": "3s"}"#)
         #expect(set.status == 200 && (set.json?["offlineForMs"] as? Int ?? 0) > 1000, "\(set.text)")
         let refused = try await Self.seconds {
             #expect(throws: (any Error).self) { try harness.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "tunnel")]) }
         }
         #expect(refused < 10)
         #expect(try harness.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "other")]).status == 200)
-        try await Task.sleep(for: .milliseconds(2300))
+        try await Task.sleep(for: .milliseconds(3300))
         #expect(try harness.sendRaw("GET", "/hello", headers: [("X-Mishap-Session", "tunnel")]).status == 200, "the network came back")
         let entries = try await harness.journal("session=tunnel")
         #expect((entries.first?["network"] as? [String: Any])?["reset"] as? String == "offline")

@@ -43,9 +43,9 @@ import Testing
             try slow.clearNetwork()
             let cleared = try await Self.seconds(slowSession, url).0
             #expect(cleared < slowSeconds, "cleared")
-            try slow.setNetwork(.highLatency, for: .milliseconds(500))
+            try slow.setNetwork(.highLatency, for: .seconds(2))
             #expect(try slow.network()?.name == "high-latency")
-            try await Task.sleep(for: .milliseconds(700))
+            try await Task.sleep(for: .milliseconds(2200))
             let ended = try await Self.seconds(slowSession, url).0
             #expect(try slow.network() == nil && ended < 10, "ended by itself")
             #expect(throws: SessionTimeError.self) { try slow.setNetwork(.edge, for: .seconds(0)) }
@@ -56,10 +56,10 @@ import Testing
         try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
             let url = mishap.url("/isUserNameAvailable?userName=alice")
             let session = mishap.session()
-            try session.setNetwork(.custom(offline: .milliseconds(1500)))
+            try session.setNetwork(.custom(offline: .seconds(3)))
             let urlSession = Self.uncached(session)
             await #expect(throws: (any Error).self) { _ = try await urlSession.data(from: url) }
-            try await Task.sleep(for: .milliseconds(1700))
+            try await Task.sleep(for: .milliseconds(3200))
             let back = try await Self.seconds(urlSession, url).1
             #expect(back == 200, "back")
             try session.setNetwork(.fullLoss)

@@ -91,10 +91,10 @@ class NetworkTests(unittest.TestCase):
 
     def test_offline_then_back(self):
         session = f"tunnel-{uuid.uuid4().hex[:8]}"
-        self.put_network(session, {"offline": "2s"})
+        self.put_network(session, {"offline": "3s"})
         _, status = self.get(session)
         self.assertIsNone(status)
-        time.sleep(2.2)
+        time.sleep(3.2)
         self.assertEqual(self.get(session)[1], 200)
 
     def test_a_bad_profile_names_its_key(self):
