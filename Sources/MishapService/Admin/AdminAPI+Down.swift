@@ -33,7 +33,8 @@ extension AdminAPI {
             }
             return Self.json(200, Self.downState(ports))
         case "DELETE":
-            if let ports {
+            // Nothing to bring back on a server that cannot go down, or is up: the state, as GET.
+            if let ports, ports.server.canGoDown, ports.server.isDown {
                 do {
                     try ports.server.comeBack()
                 } catch {
