@@ -13,7 +13,10 @@ the server's threads (callgrind's totals), from exec until the server exits on S
                 request log off (--log-level warning) and Mishap with it on (the default, info,
                 lines to a file as a daemon would write them).
                 Targets: log off <= 0.90x C; log on <= 1.20x C. And POST /login with the JSON
-                body of the seed's successful login (log off), for information.
+                body of the seed's successful login (log off), for information; and, for
+                information, GETs of a session (X-Mishap-Session) with no network profile, first
+                while no session has one, then while another session is on Edge (PUT
+                /__mishap/network): what a session without a profile pays for profiles existing.
   startup       exec, serving, one GET answered 200, SIGTERM, exit: I(1) of the same runs
                 with the default scenarios. Target <= 6x C.
 
@@ -81,14 +84,15 @@ def read_first_line(process: subprocess.Popen, timeout: float) -> str:
 LOGIN_BODY = b'{"email":"john@doe.com","password":"onlyjohnknowsme"}'
 
 
-def keep_alive_requests(port: int, count: int, login: bool = False) -> None:
+def keep_alive_requests(port: int, count: int, login: bool = False, session: str = "") -> None:
     """`count` GETs (or POST /login), one after the other on one keep-alive connection; each
-    must answer 200."""
+    must answer 200. With `session`, the GETs carry it in X-Mishap-Session."""
     if login:
         request = (f"POST /login HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
                    f"Content-Length: {len(LOGIN_BODY)}\r\n\r\n").encode() + LOGIN_BODY
     else:
-        request = f"GET {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        header = f"X-Mishap-Session: {session}\r\n" if session else ""
+        request = f"GET {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{header}\r\n".encode()
     with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
         buffer = b""
         for i in range(count):
@@ -110,9 +114,24 @@ def keep_alive_requests(port: int, count: int, login: bool = False) -> None:
             buffer = buffer[length:]
 
 
-def count_instructions(argv: list, requests: int, work: Path, name: str, stderr_path: Path, login: bool = False) -> int:
+def put_network(port: int, session: str, body: bytes) -> None:
+    """Sets `session`'s network profile (PUT /__mishap/network), which must answer 200."""
+    request = (f"PUT /__mishap/network?session={session} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+               f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
+        s.sendall(request)
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    if not answer.startswith(b"HTTP/1.1 200"):
+        raise BenchError(f"PUT /__mishap/network: {answer[:120]!r}")
+
+
+def count_instructions(argv: list, requests: int, work: Path, name: str, stderr_path: Path, login: bool = False,
+                       session: str = "", other_session_network: bytes = b"") -> int:
     """Total instructions of every thread of `argv` run under callgrind while `requests`
-    keep-alive GETs are answered, from exec to exit."""
+    keep-alive GETs are answered, from exec to exit (after another session's network profile is
+    set, with `other_session_network`)."""
     out = work / f"{name}-{requests}.callgrind"
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
                "--compress-strings=no", *argv]
@@ -129,7 +148,10 @@ def count_instructions(argv: list, requests: int, work: Path, name: str, stderr_
             match = re.search(r"listening on http://[^\s]+?:(\d+)\s*$", line)
             if not match:
                 raise BenchError(f"{name}: unexpected first line {line!r} (see {stderr_path})")
-            keep_alive_requests(int(match.group(1)), requests, login)
+            port = int(match.group(1))
+            if other_session_network:
+                put_network(port, "elsewhere", other_session_network)
+            keep_alive_requests(port, requests, login, session)
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)
         finally:
@@ -210,7 +232,10 @@ def main() -> int:
          [args.mishap, "serve", "--port", "0", "--scenarios", scenarios, "--threads", cores], False),
         ("C baseline, POST /login", "baseline-login", [args.baseline, "0"], True),
         ("mishap, POST /login, request log off", "mishap-login", quiet, True),
+        ("mishap, a session, no network profile anywhere, log off", "mishap-session", quiet, False),
+        ("mishap, a session, another session on Edge, log off", "mishap-session-network", quiet, False),
     ]
+    sessions = {"mishap-session": ("plain", b""), "mishap-session-network": ("plain", b'{"preset": "edge"}')}
     print(f"Mishap instruction counts under callgrind (all threads), {measured} keep-alive GETs of {PATH}"
           f"{' (smoke: the gate only)' if args.smoke else ''}")
     sys.stdout.flush()
@@ -218,11 +243,13 @@ def main() -> int:
     try:
         for label, name, argv, login in configurations:
             runs = []
+            session, network = sessions.get(name, ("", b""))
             for attempt in range(1 if args.smoke else 2):
                 log(f"{label}: {first} request(s)")
-                small = count_instructions(argv, first, work, f"{name}-{attempt}", work / f"{name}.log", login)
+                small = count_instructions(argv, first, work, f"{name}-{attempt}", work / f"{name}.log", login, session, network)
                 log(f"{label}: {first + measured} requests")
-                large = count_instructions(argv, first + measured, work, f"{name}-{attempt}", work / f"{name}.log", login)
+                large = count_instructions(argv, first + measured, work, f"{name}-{attempt}", work / f"{name}.log", login,
+                                           session, network)
                 runs.append((small, (large - small) / measured))
             if len(runs) == 2:
                 for index, what in ((0, "startup"), (1, "per request")):
@@ -246,6 +273,8 @@ def main() -> int:
         ("instructions per request, request log on (default)", c_request, figures["mishap-logged"][1], 1.20),
         ("instructions from exec to serving one 200, then stop", c_start, figures["mishap-logged"][0], 6.0),
         ("instructions per POST /login (JSON body), log off", figures["baseline-login"][1], figures["mishap-login"][1], None),
+        ("per GET of a session, no network profile anywhere", c_request, figures["mishap-session"][1], None),
+        ("per GET of a session without one, another on Edge", c_request, figures["mishap-session-network"][1], None),
     ]
     print()
     print(f"| {'what':<54} | {'C baseline':>12} | {'mishap':>12} | {'ratio':>6} | {'target':>8} | result |")
@@ -257,6 +286,10 @@ def main() -> int:
         missed += 0 if ok else 1
         print(f"| {what:<54} | {c:>12,.0f} | {m:>12,.0f} | {ratio:>6.2f} | "
               f"{'<= %.2fx' % target if target else '(info)':>8} | {('PASS' if ok else 'FAIL') if target else '':<6} |")
+    plain, beside = figures["mishap-session"][1], figures["mishap-session-network"][1]
+    print()
+    print(f"A session without a network profile while another session has one: {beside - plain:+,.0f} instructions "
+          f"per request ({(beside - plain) / plain:+.1%}) against no profile anywhere.")
     print()
     print(f"The gate (a regression check; baseline: {BASELINE.relative_to(REPO)}):")
     print()
