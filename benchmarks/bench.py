@@ -409,22 +409,24 @@ def time_to_first_200(argv: list, port: int, path: str) -> float:
         stop_process(process)
 
 
-async def hold_delayed(port: int, count: int, pid: int) -> dict:
-    """Opens `count` connections, each sending one delayed request, and while they are held
-    samples the server's RSS and times undelayed requests. Returns the figures."""
+async def hold_delayed(port: int, count: int, pid: int, path: str = DELAYED, session: str = "") -> dict:
+    """Opens `count` connections, each sending one delayed request (`path`, in `session` when
+    given: held by its network profile), and while they are held samples the server's RSS and
+    times undelayed requests (without a session). Returns the figures."""
     loop = asyncio.get_running_loop()
 
-    async def request(path: str):
+    async def request(path: str, session: str = ""):
         started = loop.time()
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        header = f"X-Mishap-Session: {session}\r\n" if session else ""
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{header}Connection: close\r\n\r\n".encode())
         await writer.drain()
         data = await reader.read()
         writer.close()
         return data.startswith(b"HTTP/1.1 200"), loop.time() - started
 
     started = loop.time()
-    delayed = [asyncio.create_task(request(DELAYED)) for _ in range(count)]
+    delayed = [asyncio.create_task(request(path, session)) for _ in range(count)]
     rss_samples, fd_samples, probes = [], [], []
     await asyncio.sleep(0.3)  # let every connection open and its request arrive
     while loop.time() - started < DELAY_MS / 1000 * 0.85:
@@ -712,6 +714,20 @@ def main() -> int:
                         f"{logged / plain:.2f}", ">= 0.80x", logged / plain, ">=", (0.8,)))
         m_logging.stop()
 
+        # -- network profiles: what a session without one pays for another session's ---------
+        m_network = mishap("mishap-network", REPO / "scenarios")
+        status, _, _ = http(m_network.port, "PUT", "/__mishap/network?session=elsewhere", b'{"preset": "edge"}')
+        if status != 200:
+            raise BenchError(f"PUT /__mishap/network answered {status}")
+        log("throughput: GET someone in a session without a network profile, another session on Edge")
+        beside_runs, alone_runs = alternate("network", [("another session on Edge", m_network, None),
+                                                        ("no profile anywhere", m_default, None)], SOMEONE, args,
+                                            headers=("X-Mishap-Session: plain",))
+        beside, alone = median_rps(beside_runs), median_rps(alone_runs)
+        rows.append(Row("GET in a session, another on Edge (req/s; ref: no profile anywhere)", rps(alone), rps(beside),
+                        f"{beside / alone:.2f}", ">= 0.95x", beside / alone, ">=", (0.95,)))
+        m_network.stop()
+
         # -- the dashboard: open (polling as the page does) against closed ----------------------
         log("throughput: GET someone, with the dashboard open (its admin calls every second) and closed")
         open_runs, closed_runs, calls = [], [], 0
@@ -821,6 +837,26 @@ def main() -> int:
                         "<= 40 MiB", held["rss"], "<=", (40.0,)))
         rows.append(Row(f"slowest of {held['probes']} undelayed requests meanwhile (ms)", "",
                         f"{held['probe_max_ms']:.1f}", "", "<= 200 ms", held["probe_max_ms"], "<=", (200.0,)))
+        # -- 1,000 requests held by a network profile ------------------------------------
+        log(f"network: 1,000 concurrent requests of a session held {DELAY_MS} ms by its profile, then sent at 2 kB/s")
+        m_shaped = mishap("mishap-network-held", REPO / "scenarios")
+        profile = ('{"latency": "%dms", "bandwidth": {"down": "2kB/s"}}' % DELAY_MS).encode()
+        status, _, _ = http(m_shaped.port, "PUT", "/__mishap/network?session=held", profile)
+        if status != 200:
+            raise BenchError(f"PUT /__mishap/network answered {status}")
+        try:
+            shaped = asyncio.run(hold_delayed(m_shaped.port, 1000, m_shaped.process.pid, SOMEONE, "held"))
+        except (OSError, asyncio.TimeoutError) as error:
+            raise BenchError(f"requests held by a network profile: {error!r}")
+        m_shaped.stop()
+        log(f"  {shaped}")
+        if shaped["answered"] != 1000 or shaped["held"] != 1000 or not shaped["probe_ok"]:
+            raise BenchError(f"requests held by a network profile: {shaped['answered']} of 1000 answered, "
+                             f"{shaped['held']} held for {DELAY_MS} ms; probes all 200: {shaped['probe_ok']}")
+        rows.append(Row("RSS with 1,000 requests held by a network profile (MiB)", "", f"{shaped['rss']:.1f}", "",
+                        "<= 40 MiB", shaped["rss"], "<=", (40.0,)))
+        rows.append(Row(f"slowest of {shaped['probes']} requests of other sessions meanwhile (ms)", "",
+                        f"{shaped['probe_max_ms']:.1f}", "", "<= 200 ms", shaped["probe_max_ms"], "<=", (200.0,)))
         # -- a large rule set: load time, memory per rule, RSS across reloads --------------
         rows += rule_set_rows(args)
     except BenchError as error:

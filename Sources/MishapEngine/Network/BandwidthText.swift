@@ -1,3 +1,5 @@
+import MishapSupport
+
 /// Rates as Mishap reads them: bytes per second with a unit (`20kB/s`, `1.5MB/s`, `512KiB/s`),
 /// bits per second (`780kbps`, `2Mbit/s`), or a bare number of bytes per second. k and M are
 /// 1000 and 1,000,000 (as the Network Link Conditioner's figures are); Ki and Mi 1024 and 1024².
@@ -14,7 +16,7 @@ public enum BandwidthText {
             ("kbit/s", 125), ("Mbit/s", 125_000), ("Gbit/s", 125_000_000), ("bit/s", 0.125),
             ("kbps", 125), ("Mbps", 125_000), ("Gbps", 125_000_000), ("bps", 0.125),
         ]
-        let trimmed = text.trimmingASCIISpaces()
+        let trimmed = String(text.trimmingASCIIWhitespace())
         var number = Substring(trimmed)
         var factor = 1.0
         for unit in units where trimmed.hasSuffix(unit.suffix) {
@@ -22,7 +24,7 @@ public enum BandwidthText {
             factor = unit.factor
             break
         }
-        guard let value = Double(number.trimmingASCIISpaces()), value.isFinite else { return .failure(.malformed) }
+        guard let value = Double(number.trimmingASCIIWhitespace()), value.isFinite else { return .failure(.malformed) }
         let rate = value * factor
         guard rate >= Double(minimum) else { return .failure(.tooSlow) }
         guard rate <= Double(maximum) else { return .failure(.tooFast) }
@@ -51,20 +53,5 @@ public enum BandwidthText {
         if bytesPerSecond >= 1_000_000 { return "\(trimmed(Double(bytesPerSecond) / 1_000_000)) MB/s" }
         if bytesPerSecond >= 1000 { return "\(trimmed(Double(bytesPerSecond) / 1000)) kB/s" }
         return "\(bytesPerSecond) B/s"
-    }
-}
-
-private extension String {
-    func trimmingASCIISpaces() -> String {
-        String(Substring(self).trimmingASCIISpaces())
-    }
-}
-
-private extension Substring {
-    func trimmingASCIISpaces() -> Substring {
-        var text = self
-        while text.first == " " { text.removeFirst() }
-        while text.last == " " { text.removeLast() }
-        return text
     }
 }
