@@ -15,8 +15,17 @@ extension HTTPServer {
             if let rule = plan.bookkeeping.rule { metadata["rule"] = .string(rule) }
             logger.warning("\(warning)", metadata: metadata)
         }
+        if let stream = plan.stream {
+            switch stream {
+            case .events(let events): return carryOutEvents(events, plan, on: connection)
+            case .webSocket(let script): return carryOutWebSocket(script, plan, on: connection)
+            }
+        }
         if let fault = plan.fault {
             return breakConnection(fault, plan, connection)
+        }
+        if let cut = plan.cutAfterBytes {
+            return carryOutCut(plan, after: cut, on: connection)
         }
         if let network = plan.network, network.shapesDelivery {
             return carryOutShaped(plan, network, on: connection)
@@ -39,7 +48,7 @@ extension HTTPServer {
     /// `carryOut`, whose every other answer should not pay for the choice.
     @inline(never)
     func carryOutUncopied(_ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
-        guard plan.bookkeeping.warning == nil, plan.fault == nil, plan.dribble == nil, plan.network == nil, !plan.body.isEmpty else {
+        guard plan.bookkeeping.warning == nil, plan.stream == nil, plan.cutAfterBytes == nil, plan.fault == nil, plan.dribble == nil, plan.network == nil, !plan.body.isEmpty else {
             // (A shaped answer's body is not copied either: `ShapedBody` holds the plan's own.)
             return carryOut(plan, on: connection)
         }
@@ -75,7 +84,7 @@ extension HTTPServer {
         }
     }
 
-    private func queueStreamed(_ plan: ResponsePlan, _ mode: StreamedBody.Mode, size: UInt64, on connection: OpaquePointer,
+    func queueStreamed(_ plan: ResponsePlan, _ mode: StreamedBody.Mode, size: UInt64, on connection: OpaquePointer,
                                flags: MHD_ResponseFlags? = nil) -> MHD_Result {
         let body = StreamedBody(bytes: plan.body, mode: mode, connection: connection,
                                 socket: mishap_connection_fd(connection), suspensions: suspensions)

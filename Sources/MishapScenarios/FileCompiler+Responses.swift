@@ -3,7 +3,8 @@ import MishapSupport
 
 extension FileCompiler {
     static let responseKeys = ["status", "headers", "json", "text", "base64", "file", "contentType",
-                               "delay", "hang", "dribble", "fault", "proxy"]
+                               "delay", "hang", "dribble", "fault", "proxy",
+                               "events", "repeat", "heartbeat", "websocket", "ranges"]
     static let bodyKeys = ["json", "text", "base64", "file"]
     /// The keys of a `delay` range and of a `dribble`, both required.
     static let delayRangeKeys = ("min", "max")
@@ -125,11 +126,29 @@ extension FileCompiler {
             headers.insert(("Content-Type", Template(literal: contentType)), at: 0)
         }
         valid = headersFitResponseHead(headers, of: node, keyed: keyed) && valid
-        guard let delivery = compileDelivery(keyed) else { return nil }
+        var stream: StreamTemplate?
+        if keyed["events"] != nil {
+            // The events' compiler reads 'repeat', 'heartbeat' and the stream's 'fault' too.
+            if let events = compileEventStream(keyed) { stream = .events(events) } else { valid = false }
+        } else {
+            for name in ["repeat", "heartbeat"] {
+                guard let other = keyed.key(name) else { continue }
+                error("'\(name)' belongs to a stream of events and needs 'events'", at: other)
+                valid = false
+            }
+        }
+        if let node = keyed["websocket"] {
+            if let script = compileWebSocket(node, keyed) { stream = .webSocket(script) } else { valid = false }
+        }
+        var ranges: RangeSupport?
+        if let node = keyed["ranges"] {
+            if let support = compileRanges(node, keyed) { ranges = support } else { valid = false }
+        }
+        guard let delivery = compileDelivery(keyed, streaming: keyed["events"] != nil) else { return nil }
         guard valid else { return nil }
         return ResponseTemplate(status: status, headers: headers, body: body,
                                 delay: delivery.delay, hang: delivery.hang, dribble: delivery.dribble, fault: delivery.fault,
-                                proxy: proxy, sharing: sharedParts)
+                                proxy: proxy, stream: stream, ranges: ranges, sharing: sharedParts)
     }
 
     /// The keys that say what the answer is, which a `proxy` response leaves to its upstream.
@@ -163,8 +182,9 @@ extension FileCompiler {
         return valid ? target : nil
     }
 
-    /// `delay`, `hang`, `dribble` and `fault`, checked against each other.
-    private mutating func compileDelivery(_ keyed: KeyedNodes) -> (delay: Delay?, hang: Bool, dribble: Dribble?, fault: Fault?)? {
+    /// `delay`, `hang`, `dribble` and `fault`, checked against each other. With `streaming` (a
+    /// response of `events:`), `fault` is the stream's, read by `compileEventStream`.
+    private mutating func compileDelivery(_ keyed: KeyedNodes, streaming: Bool = false) -> (delay: Delay?, hang: Bool, dribble: Dribble?, fault: Fault?)? {
         var valid = true
         var delay: Delay?
         if let node = keyed["delay"] {
@@ -208,7 +228,7 @@ extension FileCompiler {
         }
 
         var fault: Fault?
-        if let node = keyed["fault"] {
+        if !streaming, let node = keyed["fault"] {
             let names = Fault.allCases.map(\.rawValue)
             if let name = string(node, what: "'fault'") {
                 if let value = Fault(rawValue: name) { fault = value } else {

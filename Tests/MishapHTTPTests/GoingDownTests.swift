@@ -64,16 +64,21 @@ import Testing
         let port = server.port
         #expect(try await onOwnThread { Self.getOK(port) } == "ok")
         let wentDown = ContinuousClock.now
-        try server.server.goDown(forMilliseconds: 1500)
+        try server.server.goDown(forMilliseconds: 3000)
         #expect(server.server.isDown)
         let remaining = try #require(server.server.downRemaining)
-        #expect(remaining > .milliseconds(1000) && remaining <= .milliseconds(1500))
+        #expect(remaining > .milliseconds(2500) && remaining <= .milliseconds(3000))
         #expect(try await onOwnThread { Self.connectErrno(port) } == ECONNREFUSED)
-        #expect(try await Self.curl("http://127.0.0.1:\(port)/ok") == 7, "curl's exit status while down")
-        let back = await eventually(within: .seconds(6), every: .milliseconds(20)) { !server.server.isDown }
+        let whileDown = try await Self.curl("http://127.0.0.1:\(port)/ok")
+        // curl's start can take seconds on a loaded machine: its answer counts only when the
+        // server was still down once it ended (so it was down the whole time curl ran).
+        if server.server.isDown {
+            #expect(whileDown == 7, "curl's exit status while down")
+        }
+        let back = await eventually(within: .seconds(8), every: .milliseconds(20)) { !server.server.isDown }
         let downFor = ContinuousClock.now - wentDown
         #expect(back, "still down after \(downFor)")
-        #expect(downFor >= .milliseconds(1400), "back after \(downFor)")
+        #expect(downFor >= .milliseconds(2900), "back after \(downFor)")
         #expect(server.port == port)
         #expect(try await onOwnThread { Self.getOK(port) } == "ok")
         #expect(try await Self.curl("http://127.0.0.1:\(port)/ok") == 0)

@@ -42,6 +42,12 @@ public struct ResponsePlan: Sendable {
     /// bytes, a slow close); nil: nothing. Its latency is already in `delayMilliseconds` and a
     /// reset before any byte in `fault`.
     public var network: NetworkShaping? = nil
+    /// A stream held open instead of a body: Server-Sent Events or a WebSocket script
+    /// (`events:` or `websocket:` in the response); nil for an ordinary answer.
+    public var stream: StreamPlan? = nil
+    /// Send the head and only this many body bytes, then break the connection (a resumable
+    /// download's fault); nil: the whole body.
+    public var cutAfterBytes: Int? = nil
 }
 
 extension ResponsePlan {

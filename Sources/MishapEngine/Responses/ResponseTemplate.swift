@@ -12,6 +12,10 @@ public final class ResponseTemplate: Sendable {
     /// Where the request is sent for its answer (`proxy`), the rest of the template being added
     /// to the upstream's answer; nil for a response of the template's own.
     public let proxy: ProxyTarget?
+    /// A stream held open instead of the body (`events:` or `websocket:`), if any.
+    public let stream: StreamTemplate?
+    /// How `Range` requests are answered (`ranges:`); nil: the whole body always.
+    public let ranges: RangeSupport?
     /// Where the plans of this response send the request (`proxy`), worked out once.
     private let destination: ResponsePlan.Destination
     /// The headers, when none has a placeholder: rendered once, not per request.
@@ -24,10 +28,13 @@ public final class ResponseTemplate: Sendable {
     public init(
         status: Int, headers: [(name: String, value: Template)] = [], body: Template,
         delay: Delay? = nil, hang: Bool = false, dribble: Dribble? = nil, fault: Fault? = nil,
-        proxy: ProxyTarget? = nil, sharing shared: SharedResponseParts? = nil
+        proxy: ProxyTarget? = nil, stream: StreamTemplate? = nil, ranges: RangeSupport? = nil,
+        sharing shared: SharedResponseParts? = nil
     ) {
         self.status = status
         self.proxy = proxy
+        self.stream = stream
+        self.ranges = ranges
         destination = proxy?.destination ?? .here
         self.delay = delay
         self.hang = hang
@@ -52,7 +59,7 @@ public final class ResponseTemplate: Sendable {
         }
         staticHeaders = rendered
         if let rendered, ResponseHead.headerBytes(rendered) <= ResponseHead.maximumHeaderBytes,
-           let bytes, delay == nil, !hang, dribble == nil, fault == nil, proxy == nil {
+           let bytes, delay == nil, !hang, dribble == nil, fault == nil, proxy == nil, stream == nil, ranges == nil {
             prepared = shared?.prepared(status: status, headers: rendered, body: bytes)
                 ?? PreparedResponse(plan: ResponsePlan(status: status, headers: rendered, body: bytes))
         } else {
@@ -108,6 +115,11 @@ public final class ResponseTemplate: Sendable {
         // Checked before the plan is made: the plan is then returned as made, not copied.
         let fits = ResponseHead.headerBytes(fields) <= min(room, ResponseHead.maximumHeaderBytes)
         let delayMilliseconds = delay?.milliseconds(random) ?? 0
+        if stream != nil || ranges != nil {
+            return streamOrRangePlan(status: status, fields: fields, bytes: bytes, delayMilliseconds: delayMilliseconds,
+                                     context: &context, endpoint: endpoint, rule: rule, stateChanges: stateChanges,
+                                     fits: fits, room: room)
+        }
         if fits {
             return ResponsePlan(
                 status: status, headers: fields, body: bytes,
@@ -125,6 +137,25 @@ public final class ResponseTemplate: Sendable {
             bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges)
         )
         plan.fitResponseHead(room: room)
+        return plan
+    }
+
+    /// The plan of a stream (`events:`, `websocket:`) or of a body answering `Range` requests,
+    /// kept apart from `plan` so that the ordinary answer pays nothing for them.
+    @inline(never)
+    private func streamOrRangePlan(
+        status: Int, fields: [Field], bytes: [UInt8], delayMilliseconds: Int, context: inout MatchContext,
+        endpoint: String?, rule: String?, stateChanges: [StateChange], fits: Bool, room: Int
+    ) -> ResponsePlan {
+        var plan = ResponsePlan(
+            status: status, headers: fields, body: bytes,
+            delayMilliseconds: delayMilliseconds, hang: hang, dribble: dribble, fault: fault,
+            prepared: nil, destination: destination,
+            bookkeeping: ResponsePlan.Bookkeeping(endpoint: endpoint, rule: rule, stateChanges: stateChanges)
+        )
+        if let stream { plan.stream = stream.plan(context: &context) }
+        if let ranges { ranges.apply(to: &plan, request: context.request) }
+        if !fits { plan.fitResponseHead(room: room) }
         return plan
     }
 
