@@ -294,7 +294,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 status: plan.fault == nil && !plan.hang && plan.destination.isHere ? plan.status : nil,
                 fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang,
                 stateChanges: plan.bookkeeping.stateChanges, runtimeRule: plan.bookkeeping.runtimeRule,
-                upstream: upstreamURL(plan.destination), network: network))
+                upstream: upstreamURL(plan.destination), network: network, range: plan.bookkeeping.range))
             plan.bookkeeping.completionTag = id
         }
         if isUnmatched {

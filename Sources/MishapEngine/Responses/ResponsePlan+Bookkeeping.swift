@@ -24,6 +24,9 @@ extension ResponsePlan {
         /// with the request (`RequestObserver.finished`; 0: not told). The service gives its
         /// journal entry's id, to note how long the request took.
         public var completionTag: UInt64
+        /// What `ranges:` made of the request (the `Range` asked, the part sent), for the
+        /// journal; nil for a response without `ranges:`.
+        public var range: RangeOutcome? = nil
 
         public init(endpoint: String? = nil, rule: String? = nil, runtimeRule: String? = nil,
                     stateChanges: [StateChange] = [], note: String? = nil, warning: String? = nil,

@@ -34,7 +34,8 @@ public final class ResponseTemplate: Sendable {
         self.status = status
         self.proxy = proxy
         self.stream = stream
-        self.ranges = ranges
+        // The ETag of a body the same for every request is worked out here, once.
+        self.ranges = ranges?.resolved(staticBody: body.staticBytes)
         destination = proxy?.destination ?? .here
         self.delay = delay
         self.hang = hang

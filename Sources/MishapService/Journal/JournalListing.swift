@@ -99,7 +99,20 @@ struct JournalListing {
             json.field("upstreamNote", entry.upstreamNote)
         }
         if let network = entry.network { json.raw("network", Self.json(for: network).text) }
+        if let range = entry.range { json.raw("range", Self.json(for: range).text) }
         json.close()
+    }
+
+    /// What `ranges:` made of a request, as the journal shows it.
+    static func json(for range: RangeOutcome) -> JSON {
+        var members: [(String, JSON)] = [
+            ("asked", .optional(range.asked)), ("ifRange", .optional(range.ifRange)),
+            ("status", .int(range.status)), ("contentRange", .optional(range.contentRange)),
+            ("etag", .string(range.etag)),
+        ]
+        if let fault = range.fault { members.append(("fault", .string(fault.rawValue))) }
+        if let cut = range.cutAfterBytes { members.append((range.cutCloses ? "closeAfterBytes" : "resetAfterBytes", .int(cut))) }
+        return .object(members)
     }
 
     /// What a network profile did to an answer, as the journal shows it.

@@ -41,6 +41,9 @@ public struct JournalEntry: Sendable {
     /// What a network profile did to the answer (its name, the latency added, the rate, a
     /// reset and why); nil when no profile applied.
     public var network: NetworkShaping? = nil
+    /// What `ranges:` made of the request: the `Range` and `If-Range` asked, the status and
+    /// `Content-Range` sent, the `ETag`, a range fault or cut; nil for a response without `ranges:`.
+    public var range: RangeOutcome? = nil
     /// From the request's headers arriving to the server being done with it (delays, dribbles
     /// and hangs included), in nanoseconds; nil while the server is still on it.
     public var durationNanoseconds: Int64? = nil
