@@ -33,6 +33,7 @@ struct ScenarioSchemaTests {
         ("latencyKeys", "latency", FileCompiler.latencyKeys),
         ("bandwidthKeys", "bandwidth", FileCompiler.bandwidthKeys),
         ("uploadKeys", "upload", FileCompiler.uploadKeys),
+        ("rangesKeys", "rangeOptions", FileCompiler.rangesKeys),
     ]
 
     static func schema() throws -> [String: Any] {
