@@ -72,6 +72,24 @@ endpoints:
         respond: { status: 200 }
     quotas: { limit: 1, window: 1s }
 """,
+    "an unknown range fault": """\
+endpoint: GET /a
+rules:
+  - name: ok
+    respond: { text: abc, ranges: { fault: ignore } }
+""",
+    "an unknown key in ranges": """\
+endpoint: GET /a
+rules:
+  - name: ok
+    respond: { text: abc, ranges: { etags: '"v1"' } }
+""",
+    "ranges that are false": """\
+endpoint: GET /a
+rules:
+  - name: ok
+    respond: { text: abc, ranges: false }
+""",
     "a status that is not a number": """\
 endpoint: GET /a
 rules:
