@@ -44,6 +44,10 @@ public struct RecordedRequest: Sendable {
     /// re-sends a POST's head on a connection that was reset): nothing answered it, and `body`
     /// is what arrived.
     public let bodyIncomplete: Bool
+    /// For a response with `ranges:` (docs/downloads.md), the ranges asked and sent: the
+    /// `Range` and `If-Range` the request carried, the status and `Content-Range` of the answer,
+    /// its `ETag`, and the bytes sent before a cut; nil for other responses.
+    public let range: RangeOutcome?
 
     init(_ entry: JournalEntry) {
         id = entry.id
@@ -60,6 +64,7 @@ public struct RecordedRequest: Sendable {
         fault = entry.fault?.rawValue
         stateChanges = entry.stateChanges.map { ($0.name, $0.from, $0.to) }
         bodyIncomplete = entry.bodyIncomplete
+        range = entry.range
     }
 
     /// The first query parameter with this name (exact case), decoded; nil when there is none.
