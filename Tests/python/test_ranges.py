@@ -206,6 +206,22 @@ class RangesFromPython(unittest.TestCase):
         self.assertEqual(len(received), 1_500_000)
         self.assertEqual(bytes(received), (DATA * 10)[:1_500_000])
 
+    def test_what_a_plain_read_surfaces(self):
+        # response.read() of a download that dies: the reset is an error of its own, the close an
+        # IncompleteRead holding the bytes that came.
+        parts = urllib.parse.urlsplit(self.url)
+        surfaced = {}
+        for path in ("/reset", "/close"):
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+            connection.request("GET", path)
+            try:
+                connection.getresponse().read()
+            except (ConnectionResetError, http.client.IncompleteRead) as error:
+                surfaced[path] = (type(error).__name__, len(error.partial) if hasattr(error, "partial") else None)
+            finally:
+                connection.close()
+        self.assertEqual(surfaced, {"/reset": ("ConnectionResetError", None), "/close": ("IncompleteRead", 50_000)})
+
     def test_a_resuming_client_through_each_fault(self):
         expected = {
             "/reset": [(200, "reset"), (206, "complete")],
