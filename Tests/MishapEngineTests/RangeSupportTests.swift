@@ -138,6 +138,17 @@ import Testing
         #expect(RangeSupport.strongETag(of: []).count == 20)
     }
 
+    /// The headers `ranges` adds count against the response head's limit: headers that fit
+    /// alone but not with them answer 500, as headers over the limit do.
+    @Test func theHeadersRangesAddsCountAgainstTheLimit() {
+        let value = String(repeating: "a", count: ResponseHead.maximumHeaderBytes - 9 - 40)
+        let template = ResponseTemplate(status: 200, headers: [("X-Big", Template(literal: value))],
+                                        body: Template(segments: [.literal(Self.body)], escaping: .none), ranges: RangeSupport())
+        var context = MatchContext(request: Request(method: "GET", path: "/f"))
+        let plan = template.plan(context: &context, random: RandomSource(seed: 1))
+        #expect(plan.status == 500 && plan.bookkeeping.warning != nil)
+    }
+
     /// A template with `ranges:` is never prepared, its static body's ETag is worked out once,
     /// and its plan carries the part.
     @Test func aTemplateWithRangesAnswersInPart() {

@@ -156,7 +156,8 @@ public final class ResponseTemplate: Sendable {
         )
         if let stream { plan.stream = stream.plan(context: &context) }
         if let ranges { ranges.apply(to: &plan, request: context.request) }
-        if !fits { plan.fitResponseHead(room: room) }
+        // `ranges` adds headers of its own (Accept-Ranges, ETag, Content-Range): checked again.
+        if !fits || ranges != nil { plan.fitResponseHead(room: room) }
         return plan
     }
 
