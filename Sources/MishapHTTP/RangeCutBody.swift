@@ -9,13 +9,15 @@ import Glibc
 /// A body cut after N bytes (`ranges: { resetAfterBytes: N }` or `closeAfterBytes`): the bytes,
 /// then a reset (RST) or a close (FIN), so that the client has exactly N bytes of it.
 ///
-/// A reset throws away what the server's socket still holds: bytes handed to it but not yet
-/// taken by the client (a slow reader's window is full) never arrive. Measured: a Python client
-/// that waited 0.5 s before reading a 3 MB body reset after 2,500,000 bytes got 114,688 of them.
-/// So before a reset the connection is held, 5 ms at a time (suspended: no thread waits), until
-/// the kernel says every byte sent is acknowledged (`TCP_INFO`), for at most 2 s; then the same
-/// client got all 2,500,000 (a client that reads nothing for 2 s gets the reset anyway). A close
-/// needs no wait: its FIN follows the bytes.
+/// When libmicrohttpd asks for the bytes after the cut, those before it may not have reached
+/// the client: libmicrohttpd asks for the next block before it has written the last one (a
+/// close there left a client 16,384 of 30,000 bytes), and a reset throws away what the socket
+/// still holds (a Python client that waited 0.5 s before reading a 3 MB body reset after
+/// 2,500,000 bytes got 114,688 of them). So at the cut the connection is held 5 ms at a time
+/// (suspended: no thread waits; on resuming, libmicrohttpd writes what it holds), until the
+/// socket is empty (nothing unsent, nothing unacknowledged: `TCP_INFO`) and no byte more was
+/// acknowledged since the last look, for at most 2 s: a client that reads nothing for that
+/// long gets the break anyway.
 final class RangeCutBody {
     let bytes: [UInt8]
     let cut: Int
@@ -24,7 +26,10 @@ final class RangeCutBody {
     let socket: Int32
     let suspensions: Suspensions
     private var heldMilliseconds = 0
-    private var headFlushed = false
+    /// Whether the socket was looked at after the cut, and how many bytes the peer had
+    /// acknowledged then.
+    private var looked = false
+    private var acknowledged: UInt64 = 0
 
     init(bytes: [UInt8], cut: Int, closes: Bool, connection: OpaquePointer, suspensions: Suspensions) {
         self.bytes = bytes
@@ -35,7 +40,7 @@ final class RangeCutBody {
         self.suspensions = suspensions
     }
 
-    /// The longest wait for the client to take the bytes before a reset, and each step of it.
+    /// The longest wait for the client to take the bytes before the break, and each step of it.
     static let drainLimitMilliseconds = 2_000
     static let drainStepMilliseconds = 5
 
@@ -48,21 +53,21 @@ final class RangeCutBody {
             }
             return count
         }
-        if position == 0, !headFlushed {
-            // The first read comes just after the head was handed to the socket; an error end
-            // there can leave the head unsent (docs/libmicrohttpd.md, "A reset after some bytes
-            // of the body"): a moment's wait first, as `ShapedBody` does.
-            headFlushed = true
-            if suspensions.hold(connection, milliseconds: Self.drainStepMilliseconds) { return 0 }
+        if heldMilliseconds < Self.drainLimitMilliseconds {
+            // Held at least once, and again until the socket is empty and no byte more was
+            // acknowledged since the last look: the bytes libmicrohttpd held have gone too.
+            let state = Self.socketState(socket)
+            if state.pending || !looked || state.acknowledged != acknowledged {
+                looked = true
+                acknowledged = state.acknowledged
+                heldMilliseconds += Self.drainStepMilliseconds
+                if suspensions.hold(connection, milliseconds: Self.drainStepMilliseconds) { return 0 }
+            }
         }
         if closes {
             // The truncate fault's end: a FIN after the bytes, and libmicrohttpd woken to close.
             shutdown(socket, Int32(SHUT_RDWR))
             return StreamedBody.endWithError
-        }
-        if heldMilliseconds < Self.drainLimitMilliseconds, Self.hasUnacknowledgedBytes(socket) {
-            heldMilliseconds += Self.drainStepMilliseconds
-            if suspensions.hold(connection, milliseconds: Self.drainStepMilliseconds) { return 0 }
         }
         // A RST, not a FIN, as `ShapedBody` sends it: linger 0, and only the reading side shut.
         Socket.resetOnClose(socket)
@@ -70,19 +75,21 @@ final class RangeCutBody {
         return StreamedBody.endWithError
     }
 
-    /// Whether `socket` holds bytes not yet sent, or sent and not yet acknowledged: Linux's
-    /// `struct tcp_info`, read raw, since Glibc's declaration of it stops before
-    /// `tcpi_notsent_bytes`. Offsets from linux/tcp.h: `tcpi_unacked` (segments in flight) at
-    /// 24, `tcpi_notsent_bytes` at 144. A kernel that fills in less says nothing: no wait.
-    static func hasUnacknowledgedBytes(_ socket: Int32) -> Bool {
+    /// Whether `socket` holds bytes not yet sent, or sent and not yet acknowledged, and how
+    /// many the peer has acknowledged: Linux's `struct tcp_info`, read raw, since Glibc's
+    /// declaration of it stops before `tcpi_notsent_bytes`. Offsets from linux/tcp.h:
+    /// `tcpi_unacked` (segments in flight) at 24, `tcpi_bytes_acked` at 120,
+    /// `tcpi_notsent_bytes` at 144. A kernel that fills in less says nothing is pending.
+    static func socketState(_ socket: Int32) -> (pending: Bool, acknowledged: UInt64) {
         var info = [UInt8](repeating: 0, count: 232)
         var length = socklen_t(info.count)
         let result = info.withUnsafeMutableBytes { getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, $0.baseAddress, &length) }
-        guard result == 0, length >= 148 else { return false }
-        func word(_ offset: Int) -> UInt32 {
-            info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+        guard result == 0, length >= 148 else { return (false, 0) }
+        return info.withUnsafeBytes { raw in
+            let unacknowledged = raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self)
+            let notSent = raw.loadUnaligned(fromByteOffset: 144, as: UInt32.self)
+            return (unacknowledged > 0 || notSent > 0, raw.loadUnaligned(fromByteOffset: 120, as: UInt64.self))
         }
-        return word(24) > 0 || word(144) > 0
     }
 }
 

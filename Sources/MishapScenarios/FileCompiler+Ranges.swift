@@ -51,8 +51,9 @@ extension FileCompiler {
             let name = reset != nil ? "'resetAfterBytes'" : "'closeAfterBytes'"
             if let mark = cutMark(value, what: name) { support.cut = RangeCut(mark: mark, closes: reset == nil) } else { valid = false }
         }
-        if close != nil, let other = keyed.key("dribble") {
-            error("'closeAfterBytes' cannot be combined with 'dribble'; 'resetAfterBytes' can", at: other)
+        if reset != nil || close != nil, let other = keyed.key("dribble") {
+            let name = reset != nil ? "resetAfterBytes" : "closeAfterBytes"
+            error("'\(name)' cannot be combined with 'dribble': the connection breaks on the way, a dribble sends the whole body slowly", at: other)
             valid = false
         }
         return valid ? support : nil

@@ -59,6 +59,8 @@ struct RangeDeclarationTests {
                 containing: "'resetAfterBytes' and 'closeAfterBytes' cannot both be given"),
         Mistake(respond: "{ text: a, dribble: { chunks: 2, duration: 1s }, ranges: { closeAfterBytes: 1 } }", column: 25,
                 containing: "'closeAfterBytes' cannot be combined with 'dribble'"),
+        Mistake(respond: "{ text: a, dribble: { chunks: 2, duration: 1s }, ranges: { resetAfterBytes: 1 } }", column: 25,
+                containing: "'resetAfterBytes' cannot be combined with 'dribble'"),
         Mistake(respond: "{ ranges: true }", column: 16, containing: "'ranges' needs a body"),
         Mistake(respond: "{ status: 404, text: a, ranges: true }", column: 24, containing: "'ranges' answers a 200 response"),
         Mistake(respond: "{ proxy: upstream, ranges: true }", column: 16,
