@@ -168,6 +168,22 @@ import Testing
         #expect(stale.status == 200 && [UInt8](stale.body) == Self.body)
     }
 
+    /// Under a session's network profile with a bandwidth, the bytes before the reset all come
+    /// (at once: a cut is not paced by the profile).
+    @Test func underANetworkProfileTheBytesBeforeTheCutAllCome() throws {
+        let server = try Self.server()
+        server.service.setNetwork(NetworkProfile(downBytesPerSecond: 100_000), session: "slow")
+        let connection = try server.connect()
+        let start = ContinuousClock.now
+        try connection.sendRequest("GET", "/file", headers: [("X-Mishap-Session", "slow")])
+        let head = try connection.readResponse(toHead: true)
+        #expect(head.status == 200 && head.header("Content-Length") == "100000")
+        let (received, end) = try Self.rest(of: connection)
+        #expect(end == .reset)
+        #expect(received == Array(Self.body[..<40_000]), "\(received.count) bytes")
+        #expect(start.duration(to: .now) < .seconds(5), "\(start.duration(to: .now))")
+    }
+
     /// A `file` body, read from the scenarios folder: its ETag is the one worked out once.
     @Test func aFileBody() throws {
         let folder = try TemporaryFolder()
