@@ -51,7 +51,8 @@ public struct EventStreamTemplate: Sendable {
             let bytes = EventStreamPlan.wireBytes(id: id, name: name, data: data, retryMilliseconds: event.retryMilliseconds,
                                                   malformation: event.malformation)
             planned.append(EventStreamPlan.Event(bytes: bytes, delayMilliseconds: event.delayMilliseconds,
-                                                 id: id.map { String(decoding: $0, as: UTF8.self) }))
+                                                 id: id.map { String(decoding: $0, as: UTF8.self) },
+                                                 retryMilliseconds: event.retryMilliseconds))
         }
         return EventStreamPlan(events: planned, passes: passes, heartbeatMilliseconds: heartbeatMilliseconds, fault: fault)
     }
@@ -93,11 +94,14 @@ public struct EventStreamPlan: Sendable {
         public var delayMilliseconds: Int
         /// The `id:` sent, if the event has one.
         public var id: String?
+        /// The `retry:` sent, if the event has one.
+        public var retryMilliseconds: Int?
 
-        public init(bytes: [UInt8], delayMilliseconds: Int, id: String?) {
+        public init(bytes: [UInt8], delayMilliseconds: Int, id: String?, retryMilliseconds: Int? = nil) {
             self.bytes = bytes
             self.delayMilliseconds = delayMilliseconds
             self.id = id
+            self.retryMilliseconds = retryMilliseconds
         }
     }
 

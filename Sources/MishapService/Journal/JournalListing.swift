@@ -99,7 +99,18 @@ struct JournalListing {
             json.field("upstreamNote", entry.upstreamNote)
         }
         if let network = entry.network { json.raw("network", Self.json(for: network).text) }
+        if let stream = entry.eventStream { json.raw("eventStream", Self.json(for: stream).text) }
+        if let resumed = entry.resumesStream { json.field("resumesStream", Int(resumed)) }
         json.close()
+    }
+
+    /// What a stream of events sent, as the journal shows it.
+    static func json(for stream: EventStreamRecord) -> JSON {
+        var members: [(String, JSON)] = [("events", .int(stream.events)), ("over", .bool(stream.over))]
+        members.append(("lastEventId", stream.lastEventID.map { .string($0) } ?? .null))
+        members.append(("retryMs", stream.retryMilliseconds.map { .int($0) } ?? .null))
+        members.append(("ending", stream.ending.map { .string($0) } ?? .null))
+        return .object(members)
     }
 
     /// What a network profile did to an answer, as the journal shows it.
