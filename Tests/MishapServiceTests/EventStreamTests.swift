@@ -245,14 +245,19 @@ import Testing
         #expect(pieces.count >= 2)
     }
 
-    @Test func urlSessionSeesAResetAsAnError() async throws {
+    /// What URLSession (FoundationNetworking) reports when a stream breaks: its events, then
+    /// -1005 (networkConnectionLost) for a reset, -1 (unknown, "transfer closed with outstanding
+    /// read data remaining") for a close.
+    @Test(arguments: [("/reset", URLError.Code.networkConnectionLost), ("/close", URLError.Code.unknown)])
+    func urlSessionSeesABreakAsAnError(_ path: String, _ expected: URLError.Code) async throws {
         let harness = try TestServer(yaml: Self.yaml)
         let collector = StreamCollector()
         let session = URLSession(configuration: .ephemeral, delegate: collector, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
-        session.dataTask(with: harness.url("/reset")).resume()
+        session.dataTask(with: harness.url(path)).resume()
         #expect(await eventually(within: .seconds(5)) { collector.finished })
-        #expect(collector.failure != nil)
+        let code = (collector.failure as? URLError)?.code
+        #expect(code == expected, "\(String(describing: collector.failure))")
         #expect(Self.text(collector.pieces.flatMap(\.bytes)).hasPrefix("id: 1\ndata: one\n\n"))
     }
 
