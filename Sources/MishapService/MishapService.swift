@@ -331,11 +331,12 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         history.complete(tag, completedNormally: completedNormally)
     }
 
-    /// A stream of events is over: the journal notes what it sent.
+    /// A stream of events is over: the journal and the verdict's history note what it sent.
     public func eventStreamEnded(tag: UInt64, _ stream: EventStreamProgress.Snapshot) {
         journal.eventStreamEnded(tag, EventStreamRecord(events: stream.events, lastEventID: stream.lastID,
                                                         retryMilliseconds: stream.retryMilliseconds,
                                                         ending: stream.ending?.rawValue, over: true))
+        history.streamEnded(tag, lastEventID: stream.lastID, retryMilliseconds: stream.retryMilliseconds)
     }
 
     public func completed(_ request: CompletedRequest) {
