@@ -59,7 +59,7 @@ struct VerdictCommandTests {
         #expect(lines.contains("– clientErrorRetry  no 4xx\u{FFFD} to judge at all"), "a control character is not sent to the terminal: \(lines)")
         #expect(lines.contains("✗ giveUp            waited 🐢 forever on a hang"), "\(lines)")
         #expect(lines.contains("      #9 16:00:09.000 GET /isUserNameAvailable?userName=timeout → hang (rule timeout), waited 61 s"), "\(lines)")
-        #expect(lines.contains("FAILED: 2 of 8 checks (retryAfter, giveUp); session s 1, endpoint GET /isUserNameAvailable, 7 attempts"),
+        #expect(lines.contains("FAILED: 2 of 7 checks (retryAfter, giveUp); session s 1, endpoint GET /isUserNameAvailable, 7 attempts"),
                 "\(lines)")
         // Evidence is shown for failed checks only.
         #expect(lines.filter { $0.hasPrefix("      #") }.count == 3, "\(lines)")
