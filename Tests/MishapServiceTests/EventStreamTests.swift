@@ -228,6 +228,56 @@ import Testing
         #expect(Self.text(Self.dechunk(Self.split(bytes).body).data) == "id: 3\ndata: three\n\n")
     }
 
+    /// A runtime rule for one session (`POST /__mishap/rules?session=`) can be a stream.
+    @Test func aRuntimeRuleForASessionCanBeAStream() async throws {
+        let harness = try TestServer(yaml: Self.yaml)
+        let rule = "endpoint: GET /clean\nrules:\n  - name: live\n    respond: { events: [ { id: 9, data: live } ], fault: close }\n"
+        let added = try await harness.send("POST", "/__mishap/rules?session=r1", body: Data(rule.utf8))
+        #expect(added.status == 201, "\(added.text)")
+        let (bytes, end) = try Self.open(harness, "/clean", headers: [("X-Mishap-Session", "r1")]).readUntilEnd()
+        #expect(end == .closed)
+        #expect(Self.dechunk(Self.split(bytes).body) == (Array("id: 9\ndata: live\n\n".utf8), false))
+        let (other, _) = try Self.open(harness, "/clean", headers: [("X-Mishap-Session", "r2")]).readUntilEnd()
+        #expect(Self.text(Self.dechunk(Self.split(other).body).data).hasPrefix("id: 1\n"), "another session keeps the file's stream")
+    }
+
+    /// Under a session's network profile, its latency comes before the head and its loss
+    /// resets the request before any byte.
+    @Test func aNetworkProfileDelaysOrResetsTheStream() async throws {
+        let harness = try TestServer(yaml: Self.yaml)
+        let slow = try await harness.send("PUT", "/__mishap/network?session=n1", body: Data(#"{"latency": "400ms"}"#.utf8))
+        #expect(slow.status == 200, "\(slow.text)")
+        let started = ContinuousClock.now
+        let (bytes, _) = try Self.open(harness, "/reset", headers: [("X-Mishap-Session", "n1")]).readUntilEnd()
+        #expect(started.duration(to: .now) >= .milliseconds(380))
+        #expect(Self.text(Self.dechunk(Self.split(bytes).body).data) == "id: 1\ndata: one\n\nid: 2\ndata: two\n\n")
+        let lossy = try await harness.send("PUT", "/__mishap/network?session=n2", body: Data(#"{"loss": 1}"#.utf8))
+        #expect(lossy.status == 200, "\(lossy.text)")
+        let (nothing, end) = try Self.open(harness, "/clean", headers: [("X-Mishap-Session", "n2")]).readUntilEnd()
+        #expect(nothing.isEmpty && end == .failed(errno: ECONNRESET))
+    }
+
+    /// 200 streams waiting at once hold no worker thread: a plain request is answered at once
+    /// meanwhile, and every stream gets its heartbeats and its event.
+    @Test func twoHundredStreamsWaitingBlockNoWorker() throws {
+        let harness = try TestServer(yaml: Self.yaml)
+        let connections = try (0..<200).map { _ in try Self.open(harness, "/beat") }
+        defer { connections.forEach { $0.close() } }
+        Thread.sleep(forTimeInterval: 0.1)
+        let started = ContinuousClock.now
+        let plain = try harness.connect()
+        try plain.sendRequest("GET", "/__mishap/health")
+        let answer = try plain.readResponse()
+        #expect(answer.status == 200)
+        #expect(started.duration(to: .now) < .milliseconds(300), "\(started.duration(to: .now))")
+        for connection in connections {
+            var received: [UInt8] = []
+            let end = connection.read(into: &received, until: .now + .seconds(10))
+            #expect(end == .closed)
+            #expect(Self.text(Self.dechunk(Self.split(received).body).data).hasSuffix(": heartbeat\ndata: late\n\n"))
+        }
+    }
+
     /// URLSession (libcurl under FoundationNetworking) gets each event as it is sent.
     @Test func urlSessionReceivesEventsAsTheyCome() async throws {
         let harness = try TestServer(yaml: Self.yaml)
