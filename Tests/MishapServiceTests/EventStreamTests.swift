@@ -248,8 +248,9 @@ import Testing
         let slow = try await harness.send("PUT", "/__mishap/network?session=n1", body: Data(#"{"latency": "400ms"}"#.utf8))
         #expect(slow.status == 200, "\(slow.text)")
         let started = ContinuousClock.now
-        let (bytes, _) = try Self.open(harness, "/reset", headers: [("X-Mishap-Session", "n1")]).readUntilEnd()
-        #expect(started.duration(to: .now) >= .milliseconds(380))
+        let (bytes, firstEnd) = try Self.open(harness, "/reset", headers: [("X-Mishap-Session", "n1")]).readUntilEnd()
+        #expect(firstEnd == .failed(errno: ECONNRESET))
+        #expect(started.duration(to: .now) >= .milliseconds(380) && started.duration(to: .now) < .seconds(3))
         #expect(Self.text(Self.dechunk(Self.split(bytes).body).data) == "id: 1\ndata: one\n\nid: 2\ndata: two\n\n")
         let lossy = try await harness.send("PUT", "/__mishap/network?session=n2", body: Data(#"{"loss": 1}"#.utf8))
         #expect(lossy.status == 200, "\(lossy.text)")
