@@ -34,7 +34,6 @@ final class EventStreamBody {
     private var nextDue: UInt64?
     /// When the last byte went (uptime nanoseconds), from which the heartbeat counts.
     private var lastWrite: UInt64 = 0
-    private var bodyBytes = 0
     /// Set once the stream waited a moment before its fault (so its last event went).
     private var flushedBeforeReset = false
     /// Set when the connection was suspended: on waking, the stream checks its client is there.
@@ -100,7 +99,8 @@ final class EventStreamBody {
         if let passes = plan.passes, pass >= passes {
             nextDue = nil
         } else {
-            nextDue = max(due, now > due + 200_000_000 ? now : due) + UInt64(plan.events[index].delayMilliseconds) * 1_000_000
+            // Unless the client fell far behind: then the next delay counts from now.
+            nextDue = (now > due + 200_000_000 ? now : due) + UInt64(plan.events[index].delayMilliseconds) * 1_000_000
         }
         return handOver(into: buffer, capacity: capacity)
     }
@@ -111,7 +111,6 @@ final class EventStreamBody {
             UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + pendingSent, byteCount: count)
         }
         pendingSent += count
-        bodyBytes += count
         if pendingSent == pending.count {
             pending = []
             pendingSent = 0
