@@ -20,10 +20,14 @@ public protocol RequestObserver: AnyObject, Sendable {
     /// far), `record` its log line's fields (`bodyIncomplete`, no status). Told whether or not
     /// the observer follows every request, instead of `completed`.
     func incomplete(_ request: Request, record: CompletedRequest)
+    /// A stream of events answering the request whose plan carried `tag` is over: what it sent
+    /// (told after libmicrohttpd let go of it, whether or not the observer follows every request).
+    func eventStreamEnded(tag: UInt64, _ stream: EventStreamProgress.Snapshot)
 }
 
 extension RequestObserver {
     public var followsEveryRequest: Bool { true }
     public func finished(tag: UInt64, completedNormally: Bool) {}
     public func incomplete(_ request: Request, record: CompletedRequest) {}
+    public func eventStreamEnded(tag: UInt64, _ stream: EventStreamProgress.Snapshot) {}
 }

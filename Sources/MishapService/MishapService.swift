@@ -294,8 +294,12 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 status: plan.fault == nil && !plan.hang && plan.destination.isHere ? plan.status : nil,
                 fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang,
                 stateChanges: plan.bookkeeping.stateChanges, runtimeRule: plan.bookkeeping.runtimeRule,
-                upstream: upstreamURL(plan.destination), network: network, range: plan.bookkeeping.range))
+                upstream: upstreamURL(plan.destination), network: network, range: plan.bookkeeping.range,
+                eventStream: plan.stream.flatMap { if case .events = $0 { EventStreamRecord() } else { nil } }))
             plan.bookkeeping.completionTag = id
+            if let lastID = request.headerValue("Last-Event-ID") {
+                journal.tieResume(id, session: session, lastID: lastID)
+            }
         }
         if isUnmatched {
             unmatched.record(UnmatchedRequest(id: id, time: now, method: request.method, path: request.path, query: request.query,
@@ -325,6 +329,14 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     public func finished(tag: UInt64, completedNormally: Bool) {
         journal.complete(tag, completedNormally: completedNormally)
         history.complete(tag, completedNormally: completedNormally)
+    }
+
+    /// A stream of events is over: the journal and the verdict's history note what it sent.
+    public func eventStreamEnded(tag: UInt64, _ stream: EventStreamProgress.Snapshot) {
+        journal.eventStreamEnded(tag, EventStreamRecord(events: stream.events, lastEventID: stream.lastID,
+                                                        retryMilliseconds: stream.retryMilliseconds,
+                                                        ending: stream.ending?.rawValue, over: true))
+        history.streamEnded(tag, lastEventID: stream.lastID, retryMilliseconds: stream.retryMilliseconds)
     }
 
     public func completed(_ request: CompletedRequest) {

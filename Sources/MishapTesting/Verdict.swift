@@ -13,7 +13,7 @@ import Foundation
 /// `passed` is false when any check is false; a check that found nothing to judge (or whose
 /// evidence the journal no longer holds) has `passed == nil` and says which in its `summary`.
 public struct Verdict: Sendable, CustomStringConvertible {
-    /// The name of a check. The seven of today have cases; a check added to the server later
+    /// The name of a check. The eight of today have cases; a check added to the server later
     /// comes as `.other(name)` until MishapTesting knows it.
     public enum CheckName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
         /// `Retry-After` honoured (RFC 9110 section 10.2.3).
@@ -32,11 +32,15 @@ public struct Verdict: Sendable, CustomStringConvertible {
         case oneRefresh
         /// A hung or dribbled request is given up within `giveUpWithin`.
         case giveUp
+        /// A stream of events that ended is reconnected to no sooner than its `retry`, with its
+        /// last id as `Last-Event-ID`.
+        case reconnect
         /// A check this version of MishapTesting does not know, by its name.
         case other(String)
 
-        /// The seven checks, in the order the server lists them.
-        public static let known: [CheckName] = [.retryAfter, .backoff, .attemptBudget, .unsafeRetry, .clientErrorRetry, .oneRefresh, .giveUp]
+        /// The eight checks, in the order the server lists them.
+        public static let known: [CheckName] = [.retryAfter, .backoff, .attemptBudget, .unsafeRetry, .clientErrorRetry, .oneRefresh, .giveUp,
+                                                .reconnect]
 
         /// The name the server uses (`"retryAfter"`).
         public var rawValue: String {
@@ -48,6 +52,7 @@ public struct Verdict: Sendable, CustomStringConvertible {
             case .clientErrorRetry: "clientErrorRetry"
             case .oneRefresh: "oneRefresh"
             case .giveUp: "giveUp"
+            case .reconnect: "reconnect"
             case .other(let name): name
             }
         }

@@ -145,9 +145,9 @@ struct VerdictCommandTests {
         #expect(lines.first?.hasPrefix("✗ retryAfter ") == true, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("      #") && $0.contains(" GET /isUserNameAvailable?userName=maintenance → 500 (rule maintenance), waited ") },
                 "\(lines)")
-        #expect(lines.contains { $0.hasPrefix("FAILED: 1 of 7 checks (retryAfter); session hasty, ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("FAILED: 1 of 8 checks (retryAfter); session hasty, ") }, "\(lines)")
         let cases = try XMLTree(contentsOfFile: junit).root.descendants("testcase")
-        #expect(cases.count == 7)
+        #expect(cases.count == 8)
         #expect(cases.first { $0.attributes["name"] == "retryAfter" }?.elements("failure").count == 1)
 
         let calm = try await runMishap(["verdict", "--url", url, "--session", "calm", "--endpoint", "GET /isUserNameAvailable"])

@@ -34,6 +34,7 @@ struct ScenarioSchemaTests {
         ("bandwidthKeys", "bandwidth", FileCompiler.bandwidthKeys),
         ("uploadKeys", "upload", FileCompiler.uploadKeys),
         ("rangesKeys", "rangeOptions", FileCompiler.rangesKeys),
+        ("eventKeys", "event", FileCompiler.eventKeys),
     ]
 
     static func schema() throws -> [String: Any] {
@@ -94,7 +95,14 @@ struct ScenarioSchemaTests {
     @Test func enumerationsAreTheCompilers() throws {
         let definitions = try Self.definitions()
         let response = try #require(definitions["response"]?["properties"] as? [String: [String: Any]])
-        #expect(response["fault"]?["enum"] as? [String] == Fault.allCases.map(\.rawValue))
+        // A stream of events adds `stall`, the one stream fault that is not a connection fault.
+        let streamOnly = EventStreamFault.allCases.map(\.rawValue).filter { Fault(rawValue: $0) == nil }
+        #expect(response["fault"]?["enum"] as? [String] == Fault.allCases.map(\.rawValue) + streamOnly)
+        let streamed = try #require(definitions["response"]?["dependencies"] as? [String: Any])
+        let eventsDependency = try #require((streamed["events"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect((eventsDependency["fault"] as? [String: Any])?["enum"] as? [String] == EventStreamFault.allCases.map(\.rawValue))
+        let malformed = try #require((definitions["event"]?["properties"] as? [String: [String: Any]])?["malformed"]?["enum"] as? [Any])
+        #expect(malformed.compactMap { $0 as? String } == EventMalformation.allCases.map(\.rawValue))
         let quota = try #require(definitions["quota"]?["properties"] as? [String: [String: Any]])
         #expect(quota["headers"]?["enum"] as? [String] == Quota.HeaderStyle.allCases.map(\.rawValue))
 

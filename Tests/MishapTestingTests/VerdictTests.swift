@@ -44,7 +44,7 @@ import Testing
         let lines = verdict.description.components(separatedBy: "\n")
         #expect(lines.first?.contains("FAILED") == true, "\(verdict)")
         #expect(lines.contains("  ✗ retryAfter: \(verdict.retryAfter.summary)"), "\(verdict)")
-        #expect(lines.filter { $0.hasPrefix("  ✓ ") || $0.hasPrefix("  ✗ ") || $0.hasPrefix("  - ") }.count == 7, "\(verdict)")
+        #expect(lines.filter { $0.hasPrefix("  ✓ ") || $0.hasPrefix("  ✗ ") || $0.hasPrefix("  - ") }.count == 8, "\(verdict)")
     }
 
     /// The same client with a short wait, 0.3 s, against `Retry-After: 17`: too early however
@@ -187,7 +187,7 @@ import Testing
         #expect(Verdict.CheckName("timeouts") == .other("timeouts"))
         #expect(Verdict.CheckName.other("giveUp") == .giveUp, "a name is its text")
         #expect(Verdict.CheckName.known.map(\.rawValue)
-                == ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp"])
+                == ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp", "reconnect"])
         let at = Date(timeIntervalSince1970: 1_800_000_000)
         let verdict = Verdict(session: "s1", passed: false, endpoint: nil, attempts: 3, grouping: "same request: method, path and body",
                               maxAttempts: 5, giveUpWithin: 60, checks: [

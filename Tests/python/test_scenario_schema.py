@@ -142,6 +142,18 @@ rules:
       - { status: 200 }
       - { fault: truncate_chunked }
 """,
+    "unknown key in an event": """\
+endpoint: GET /a
+rules:
+  - name: ok
+    respond: { events: [ { data: a, colour: red } ] }
+""",
+    "a misspelt stream fault": """\
+endpoint: GET /a
+rules:
+  - name: ok
+    respond: { events: [ { data: a } ], fault: stal }
+""",
     "a misspelt method": """\
 endpoint: GTE /a
 rules:

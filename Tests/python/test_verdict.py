@@ -45,7 +45,8 @@ class VerdictOfRealClients(unittest.TestCase):
         status, verdict = self.mishap.call("GET", "verdict", session=self.session, **query)
         self.assertEqual(status, 200, verdict)
         self.assertEqual([check["name"] for check in verdict["checks"]],
-                         ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp"])
+                         ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp",
+                          "reconnect"])
         return verdict
 
     def check(self, name, **query):

@@ -100,7 +100,18 @@ struct JournalListing {
         }
         if let network = entry.network { json.raw("network", Self.json(for: network).text) }
         if let range = entry.range { json.raw("range", Self.json(for: range).text) }
+        if let stream = entry.eventStream { json.raw("eventStream", Self.json(for: stream).text) }
+        if let resumed = entry.resumesStream { json.field("resumesStream", Int(resumed)) }
         json.close()
+    }
+
+    /// What a stream of events sent, as the journal shows it.
+    static func json(for stream: EventStreamRecord) -> JSON {
+        var members: [(String, JSON)] = [("events", .int(stream.events)), ("over", .bool(stream.over))]
+        members.append(("lastEventId", stream.lastEventID.map { .string($0) } ?? .null))
+        members.append(("retryMs", stream.retryMilliseconds.map { .int($0) } ?? .null))
+        members.append(("ending", stream.ending.map { .string($0) } ?? .null))
+        return .object(members)
     }
 
     /// What `ranges:` made of a request, as the journal shows it.

@@ -51,11 +51,44 @@ public struct JournalEntry: Sendable {
     public var closedEarly = false
     /// True when its body never came whole, so nothing answered it (`MishapService.incomplete`).
     public var bodyIncomplete = false
+    /// For an answer that was a stream of events: what it sent (counted when it is over).
+    public var eventStream: EventStreamRecord? = nil
+    /// For a request carrying `Last-Event-ID`: the id of the entry of the same session's
+    /// earlier stream whose last event id it sent (the stream it resumes), when there is one.
+    public var resumesStream: UInt64? = nil
     /// `MonotonicClock.nanoseconds()` when the entry was made, the start of its duration.
     var started: Int64 = 0
 
+    /// The `Last-Event-ID` header as sent, if it was.
+    public var lastEventID: String? {
+        headers.first { $0.name.equalsIgnoringASCIICase("Last-Event-ID") }?.value
+    }
+
     /// The body as text when it is UTF-8, for showing.
     public var bodyText: String? { String(validUTF8: body) }
+}
+
+/// What a stream of events sent, as the journal keeps it.
+public struct EventStreamRecord: Sendable, Equatable {
+    /// The events sent (a heartbeat is not one).
+    public var events = 0
+    /// The last `id:` sent, which a client sends back as `Last-Event-ID`.
+    public var lastEventID: String?
+    /// The last `retry:` sent, in milliseconds.
+    public var retryMilliseconds: Int?
+    /// `close`, `reset` or `stall` (the stream's fault), `cut` (the client left or the server
+    /// stopped before the stream was over); nil for a clean end or a stream still going on.
+    public var ending: String?
+    /// False while the stream is going on.
+    public var over = false
+
+    public init(events: Int = 0, lastEventID: String? = nil, retryMilliseconds: Int? = nil, ending: String? = nil, over: Bool = false) {
+        self.events = events
+        self.lastEventID = lastEventID
+        self.retryMilliseconds = retryMilliseconds
+        self.ending = ending
+        self.over = over
+    }
 }
 
 /// What to keep from the journal: every filter given must match.
@@ -177,6 +210,49 @@ public final class RequestJournal: Sendable {
             entry.status = status
             entry.upstreamMilliseconds = milliseconds
             entry.upstreamNote = note
+        }
+    }
+
+    /// Notes what the stream of events of entry `id` sent, once it is over, and ties to it the
+    /// later requests of its session that carried its last event id before it was over (a
+    /// client reconnecting before the server had let go of the stream).
+    func eventStreamEnded(_ id: UInt64, _ record: EventStreamRecord) {
+        guard capacity > 0, id != 0 else { return }
+        var session: String??
+        update(id) { entry in
+            entry.eventStream = record
+            session = .some(entry.session)
+        }
+        guard let session, let lastID = record.lastEventID else { return }
+        ring.withLock { ring in
+            for position in ring.ids.indices where ring.ids[position] > id {
+                guard let entry = ring.entries[position], entry.session == session, entry.resumesStream == nil,
+                      entry.lastEventID == lastID else { continue }
+                ring.entries[position]!.resumesStream = id
+            }
+        }
+    }
+
+    /// Ties entry `id`, whose request carried `Last-Event-ID: lastID`, to the newest earlier
+    /// entry of `session` whose stream of events sent that id last. Returns that entry's id.
+    @discardableResult
+    func tieResume(_ id: UInt64, session: String?, lastID: String) -> UInt64? {
+        guard capacity > 0, id != 0 else { return nil }
+        return ring.withLock { ring -> UInt64? in
+            var found: (position: Int, id: UInt64)?
+            var resumed: UInt64?
+            var position = ring.next
+            for _ in 0..<ring.count {
+                position = position == 0 ? capacity - 1 : position - 1
+                guard let entry = ring.entries[position] else { continue }
+                if entry.id == id { found = (position, id); continue }
+                if entry.id < id, entry.session == session, let stream = entry.eventStream, stream.lastEventID == lastID {
+                    resumed = entry.id
+                    break
+                }
+            }
+            if let resumed, let found { ring.entries[found.position]!.resumesStream = resumed }
+            return resumed
         }
     }
 

@@ -44,6 +44,18 @@ struct ClientAttempt: Sendable {
     var durationMilliseconds: Int64?
     /// The client closed the connection before the answer was complete.
     var closedEarly = false
+    /// For an answer that was a stream of events: what it sent, once it is over.
+    var eventStream: StreamSent?
+    /// The `Last-Event-ID` header as sent (cut to `requestTextLimit` bytes), if it was.
+    var lastEventID: String?
+
+    /// What a stream of events sent, for the `reconnect` check.
+    struct StreamSent: Sendable {
+        /// False while the stream is going on.
+        var over = false
+        var lastEventID: String?
+        var retryMilliseconds: Int?
+    }
 
     static let requestTextLimit = 256
 
@@ -95,14 +107,15 @@ struct ClientAttempt: Sendable {
     }
 
     /// Whether the server follows this exchange to its end to note how long it lasted.
-    var followedToEnd: Bool { hang || dribble || delayMilliseconds > 0 }
+    var followedToEnd: Bool { hang || dribble || delayMilliseconds > 0 || eventStream != nil }
 
     /// Whether an answer can bear on no check unless the session met a failure before: a
-    /// status under 400, sent at once and whole, to a request that is not a refresh grant.
+    /// status under 400, sent at once and whole (not a stream of events), to a request that is not
+    /// a refresh grant.
     /// A session's history starts at its first answer that is not (`ClientHistory`).
     static func isUneventful(_ request: Request, _ plan: ResponsePlan) -> Bool {
         plan.status < 400 && plan.fault == nil && !plan.hang && plan.dribble == nil && plan.delayMilliseconds == 0
-            && !mayBeRefreshGrant(request)
+            && plan.stream == nil && !mayBeRefreshGrant(request)
     }
 
     /// A POST whose body mentions `refresh_token`: only such a body is read as a form or JSON.
@@ -143,6 +156,8 @@ extension ClientAttempt {
             case 13 where authorization == nil && header.name.equalsIgnoringASCIICase("Authorization"): authorization = header.value
             case 6 where cookie == nil && header.name.equalsIgnoringASCIICase("Cookie"): cookie = header.value
             case 15 where key == nil && header.name.equalsIgnoringASCIICase("Idempotency-Key"): key = header.value
+            case 13 where lastEventID == nil && header.name.equalsIgnoringASCIICase("Last-Event-ID"):
+                lastEventID = String(decoding: header.value.utf8.prefix(Self.requestTextLimit), as: UTF8.self)
             default: break
             }
         }
@@ -156,6 +171,7 @@ extension ClientAttempt {
         }
         idempotencyKey = key.map { $0.hashValue }
         refreshToken = Self.refreshToken(of: request).map { $0.hashValue }
+        if case .events? = plan.stream { eventStream = StreamSent() }
         endpoint = plan.bookkeeping.endpoint
         rule = plan.bookkeeping.rule
         let sent = plan.fault == nil && !plan.hang

@@ -57,6 +57,9 @@ final class ClientHistory: Sendable {
     /// dribbles, delays), with their session; requests pay one atomic load while it is empty.
     private let following = Mutex<[UInt64: (session: SessionKey, started: Int64)]>([:])
     private let followingCount = Atomic<Int>(0)
+    /// The ids of the streams of events still going on, with their session: told what they sent
+    /// when they are over (after the server is done with their request, so not in `following`).
+    private let openStreams = Mutex<[UInt64: SessionKey]>([:])
     /// Whether the requests without a session have a history yet.
     private let sessionlessStarted = Atomic<Bool>(false)
     /// Ids for attempts when the journal keeps none, above any the journal gives.
@@ -105,6 +108,9 @@ final class ClientHistory: Sendable {
                 open[attempt.id] = (key, started)
                 followingCount.store(open.count, ordering: .relaxed)
             }
+        }
+        if attempt.eventStream != nil {
+            openStreams.withLock { $0[attempt.id] = key }
         }
         shard(key).state.withLock { shard in
             var record: Record
@@ -159,6 +165,20 @@ final class ClientHistory: Sendable {
         }
     }
 
+    /// The stream of events of attempt `id` is over: notes its last id and retry.
+    func streamEnded(_ id: UInt64, lastEventID: String?, retryMilliseconds: Int?) {
+        guard let key = openStreams.withLock({ $0.removeValue(forKey: id) }) else { return }
+        shard(key).state.withLock { shard in
+            guard var record = shard.sessions.removeValue(forKey: key) else { return }
+            record.attempts.update { attempt in
+                guard attempt.id == id else { return false }
+                attempt.eventStream = ClientAttempt.StreamSent(over: true, lastEventID: lastEventID, retryMilliseconds: retryMilliseconds)
+                return true
+            }
+            shard.sessions.append(key, record)
+        }
+    }
+
     /// What a session's verdict judges on.
     enum Lookup {
         case kept(Record)
@@ -184,6 +204,7 @@ final class ClientHistory: Sendable {
             sessionlessStarted.store(false, ordering: .relaxed)
             following.withLock { $0.removeAll() }
             followingCount.store(0, ordering: .relaxed)
+            openStreams.withLock { $0.removeAll() }
         case .some(let name):
             let key = SessionKey(name: name)
             shard(key).state.withLock { shard in

@@ -42,7 +42,7 @@ public struct VerdictEvidence: Sendable, Equatable {
 /// One check of the verdict: passed, failed, or nothing to judge (nil), in a sentence.
 public struct VerdictCheck: Sendable {
     /// `retryAfter`, `backoff`, `attemptBudget`, `unsafeRetry`, `clientErrorRetry`,
-    /// `oneRefresh`, `giveUp`.
+    /// `oneRefresh`, `giveUp`, `reconnect`.
     public var name: String
     /// True or false, or nil when nothing happened that the check could judge (or the
     /// evidence was lost: the summary says so).
@@ -54,7 +54,8 @@ public struct VerdictCheck: Sendable {
     public var evidence: [VerdictEvidence]
 
     /// The names of the checks, in the order the verdict lists them.
-    public static let names = ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp"]
+    public static let names = ["retryAfter", "backoff", "attemptBudget", "unsafeRetry", "clientErrorRetry", "oneRefresh", "giveUp",
+                               "reconnect"]
 }
 
 /// How a session's client handled the failures it met: `GET /__mishap/verdict`.

@@ -2,7 +2,7 @@ import MishapSupport
 
 extension MishapService {
     /// How the client of `session` (nil: the requests without one) handled the failures it met:
-    /// the seven checks of `VerdictChecks`, judged on the session's own history (never on
+    /// the eight checks of `VerdictChecks`, judged on the session's own history (never on
     /// evidence that was let go of: then every check has nothing to judge, and says why).
     public func verdict(session: String?, options: VerdictOptions = VerdictOptions()) -> ClientVerdict {
         let now = sessionNow(session)

@@ -24,7 +24,7 @@ struct VerdictChecks {
 
     /// Every check, in the verdict's order.
     func all() -> [VerdictCheck] {
-        [retryAfter(), backoff(), attemptBudget(), unsafeRetry(), clientErrorRetry(), oneRefresh(), giveUp()]
+        [retryAfter(), backoff(), attemptBudget(), unsafeRetry(), clientErrorRetry(), oneRefresh(), giveUp(), reconnect()]
     }
 
     // MARK: Groups
