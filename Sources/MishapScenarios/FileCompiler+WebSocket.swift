@@ -143,7 +143,7 @@ extension FileCompiler {
                 do {
                     match.pattern = try Pattern(value)
                 } catch {
-                    self.error("'matches' is not a valid pattern: \(error)", at: source)
+                    self.error("invalid regular expression '\(value)': \(error)", at: source)
                     valid = false
                 }
             } else {
