@@ -33,8 +33,9 @@ extension HTTPServer {
               let accept = WebSocketFrames.accept(key: key) else {
             return queue(.error(400, reason: "A WebSocket handshake needs Sec-WebSocket-Key: 16 random bytes in base64"), on: connection)
         }
-        guard webSockets.openConnections < WebSocketLoop.maximumConnections else {
-            return queue(.error(503, reason: "Too many WebSocket connections open (at most \(WebSocketLoop.maximumConnections))",
+        let limit = webSockets.connectionLimit.load(ordering: .relaxed)
+        guard webSockets.openConnections < limit else {
+            return queue(.error(503, reason: "Too many WebSocket connections open (at most \(limit))",
                                 headers: [Field("Retry-After", "1")]), on: connection)
         }
         guard let response = MHD_create_response_for_upgrade(handleUpgrade, Unmanaged.passUnretained(webSockets).toOpaque()) else {

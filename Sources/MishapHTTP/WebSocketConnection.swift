@@ -79,6 +79,13 @@ final class WebSocketConnection {
         }
     }
 
+    /// Starts the script once the loop has the socket: what is due now is sent, then the
+    /// frames the client sent with its handshake (libmicrohttpd's `extra_in`) are answered.
+    func begin(now: Int64) {
+        runTimers(now: now)
+        if !input.isEmpty { handleFrames() }
+    }
+
     // MARK: Time
 
     /// Sends what is due at `now`.

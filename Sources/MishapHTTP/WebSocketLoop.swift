@@ -18,6 +18,8 @@ import Synchronization
 final class WebSocketLoop: @unchecked Sendable {
     /// Upgrades beyond this many open sockets are refused with 503.
     static let maximumConnections = 512
+    /// The limit in force: `maximumConnections`, lowered by tests.
+    let connectionLimit = Atomic<Int>(WebSocketLoop.maximumConnections)
 
     enum Finish {
         /// A FIN after the close handshake (or the client's own close).
@@ -137,7 +139,7 @@ final class WebSocketLoop: @unchecked Sendable {
             }
             connections.append(contentsOf: arriving)
             let now = MonotonicClock.milliseconds()
-            for connection in arriving { connection.runTimers(now: now) }
+            for connection in arriving { connection.begin(now: now) }
             if stopping {
                 for connection in connections { connection.goAway() }
                 letGo(connections)

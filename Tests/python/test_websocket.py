@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -278,6 +279,35 @@ class WebSocketTests(unittest.TestCase):
             self.assertEqual(process.wait(timeout=15), 0)
             process.stdout.close()
             self.assertEqual(codes, [1001] * 20)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def test_wss_is_refused_with_501(self):
+        folder = tempfile.mkdtemp(prefix="mishap-ws-tls-")
+        try:
+            os.makedirs(os.path.join(folder, "scenarios"))
+            with open(os.path.join(folder, "scenarios", "ws.yaml"), "w") as file:
+                file.write(SCENARIO)
+            process = subprocess.Popen([MISHAP, "serve", "--port", "off", "--tls-port", "0", "--tls-dir", os.path.join(folder, "tls"),
+                                        "--scenarios", os.path.join(folder, "scenarios"), "--log-level", "warning"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            try:
+                https = re.search(r"listening on https://(\S+)", process.stdout.readline()).group(1)
+                context = ssl.create_default_context()
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+
+                async def talk():
+                    with self.assertRaises(InvalidStatus) as refused:
+                        await websockets.connect(f"wss://{https}/chat", ssl=context)
+                    return refused.exception
+                error = self.run_async(talk())
+                self.assertEqual(error.response.status_code, 501)
+                self.assertIn(b"use ws://", error.response.body)
+            finally:
+                process.terminate()
+                process.wait(timeout=15)
+                process.stdout.close()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
