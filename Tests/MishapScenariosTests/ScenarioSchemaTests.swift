@@ -33,6 +33,11 @@ struct ScenarioSchemaTests {
         ("latencyKeys", "latency", FileCompiler.latencyKeys),
         ("bandwidthKeys", "bandwidth", FileCompiler.bandwidthKeys),
         ("uploadKeys", "upload", FileCompiler.uploadKeys),
+        ("webSocketKeys", "websocket", FileCompiler.webSocketKeys),
+        ("webSocketMessageKeys", "websocketMessage", FileCompiler.webSocketMessageKeys),
+        ("webSocketReplyKeys", "websocketReply", FileCompiler.webSocketReplyKeys),
+        ("webSocketMatchKeys", "websocketMatch", FileCompiler.webSocketMatchKeys),
+        ("webSocketEndKeys", "websocketEnd", FileCompiler.webSocketEndKeys),
     ]
 
     static func schema() throws -> [String: Any] {
