@@ -32,8 +32,10 @@ final class WebSocketLoop: @unchecked Sendable {
 
     // The connections in `arriving` are touched by the thread only once taken from here.
     private struct Shared: @unchecked Sendable {
-        /// Scripts waiting for their connection's upgrade, keyed by the connection's pointer.
-        var expected: [UInt: WebSocketScript] = [:]
+        /// Scripts waiting for their connection's upgrade, keyed by the connection's pointer,
+        /// with when they were expected. A 101 that is never written (the client left) never
+        /// calls the handler: entries older than a minute are dropped as new ones come.
+        var expected: [UInt: (script: WebSocketScript, since: Int64)] = [:]
         /// Connections upgraded and not yet taken by the thread.
         var arriving: [WebSocketConnection] = []
         var thread: OwnThread?
@@ -54,7 +56,11 @@ final class WebSocketLoop: @unchecked Sendable {
 
     /// Remembers the script for `connection`, whose 101 answer is being queued.
     func expect(_ script: WebSocketScript, for connection: OpaquePointer) {
-        shared.withLock { $0.expected[Self.key(connection)] = script }
+        let now = MonotonicClock.milliseconds()
+        shared.withLock { shared in
+            if shared.expected.count >= 64 { shared.expected = shared.expected.filter { now - $0.value.since < 60_000 } }
+            shared.expected[Self.key(connection)] = (script, now)
+        }
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt {
@@ -71,7 +77,7 @@ final class WebSocketLoop: @unchecked Sendable {
         setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
         let adopted = shared.withLock { shared -> Bool in
-            guard let script = shared.expected.removeValue(forKey: Self.key(connection)), !shared.stopping else { return false }
+            guard let script = shared.expected.removeValue(forKey: Self.key(connection))?.script, !shared.stopping else { return false }
             if shared.thread == nil {
                 guard startLocked(&shared) else { return false }
             }

@@ -49,6 +49,9 @@ endpoints:
               - { when: { json: { type: hi, user.name: { prefix: a } } }, send: { text: "hi there" } }
               - { when: { binary: true }, send: { base64: /w== } }
             end: { close: 4000, reason: bye, after: 1500ms }
+  - endpoint: GET /slow
+    rules:
+      - { name: slow, respond: { delay: 400ms, websocket: { send: [ { text: late } ] } } }
   - endpoint: GET /echo
     rules:
       - name: echo
@@ -281,6 +284,34 @@ class WebSocketTests(unittest.TestCase):
             self.assertEqual(codes, [1001] * 20)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def test_200_sockets_at_once_hold_no_thread_each(self):
+        def threads():
+            return len(os.listdir(f"/proc/{self.process.pid}/task"))
+        before = threads() if os.path.isdir("/proc") else None
+
+        async def talk():
+            sockets = await asyncio.gather(*[websockets.connect(self.url + "/echo") for _ in range(200)])
+            during = threads() if before is not None else None
+            await asyncio.gather(*[ws.send(f"message {index}") for index, ws in enumerate(sockets)])
+            answers = await asyncio.gather(*[ws.recv() for ws in sockets])
+            await asyncio.gather(*[ws.close() for ws in sockets])
+            return during, answers
+        during, answers = self.run_async(talk())
+        self.assertEqual(answers, ["got it"] * 200)
+        if before is not None:
+            # One loop thread for every upgraded socket (started with the first), none per socket.
+            self.assertLessEqual(during - before, 1)
+
+    def test_delay_waits_before_the_upgrade(self):
+        async def talk():
+            start = time.monotonic()
+            async with websockets.connect(self.url + "/slow") as ws:
+                upgraded = time.monotonic() - start
+                return upgraded, await ws.recv()
+        upgraded, message = self.run_async(talk())
+        self.assertGreaterEqual(upgraded, 0.4)
+        self.assertEqual(message, "late")
 
     def test_wss_is_refused_with_501(self):
         folder = tempfile.mkdtemp(prefix="mishap-ws-tls-")
