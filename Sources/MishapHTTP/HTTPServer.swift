@@ -106,6 +106,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw ServerError.unresolvableHost(configuration.host)
         }
+        webSockets.reopen()
         let context = Unmanaged.passRetained(self)
         let logContext = UnsafeMutablePointer<mishap_logger>.allocate(capacity: 1)
         logContext.initialize(to: mishap_logger(log: logFromDaemon, cls: context.toOpaque()))

@@ -114,6 +114,11 @@ final class WebSocketLoop: @unchecked Sendable {
         _ = write(descriptor, &byte, 1)
     }
 
+    /// Takes upgrades again after a `stop` (the server started anew).
+    func reopen() {
+        shared.withLock { $0.stopping = false }
+    }
+
     /// Closes every socket (close 1001, then libmicrohttpd's close action) and ends the thread;
     /// called before the daemon stops. Later upgrades are let go at once.
     func stop() {
