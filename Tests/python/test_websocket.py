@@ -8,6 +8,7 @@ Run by `make test`:  python3 -m unittest discover -s Tests/python -v   (MISHAP_B
 
 import asyncio
 import base64
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import time
 import unittest
 import urllib.error
 import urllib.request
+import uuid
 
 try:
     import websockets
@@ -222,6 +224,35 @@ class WebSocketTests(unittest.TestCase):
                 await websockets.connect(self.url + "/chat", additional_headers={"X-Mishap-Rule": "refused"})
             return refused.exception
         self.assertEqual(self.run_async(talk()).response.status_code, 403)
+
+    def test_mishap_force_refuses_the_next_upgrade_only(self):
+        forced = subprocess.run([MISHAP, "force", "GET /chat", "refused", "--times", "1", "--url", f"http://{self.address}"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(forced.returncode, 0, forced.stderr)
+
+        async def talk():
+            with self.assertRaises(InvalidStatus) as refused:
+                await websockets.connect(self.url + "/chat")
+            async with websockets.connect(self.url + "/chat") as ws:
+                return refused.exception.response.status_code, await ws.recv()
+        self.assertEqual(self.run_async(talk()), (403, "hello"))
+
+    def test_the_journal_records_the_upgrade(self):
+        session = "journal-" + uuid.uuid4().hex[:8]
+
+        async def talk():
+            async with websockets.connect(self.url + "/echo", additional_headers={"X-Mishap-Session": session}) as ws:
+                await ws.send("x")
+                await ws.recv()
+        self.run_async(talk())
+        deadline = time.monotonic() + 5
+        while True:
+            with urllib.request.urlopen(f"http://{self.address}/__mishap/requests?session={session}", timeout=10) as answer:
+                records = json.load(answer)["requests"]
+            if records or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual([(r["path"], r["rule"], r["status"]) for r in records], [("/echo", "echo", 101)])
 
     def test_plain_get_is_426(self):
         with self.assertRaises(urllib.error.HTTPError) as refused:
