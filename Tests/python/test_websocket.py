@@ -344,6 +344,40 @@ class WebSocketTests(unittest.TestCase):
         self.assertGreaterEqual(upgraded, 0.4)
         self.assertEqual(message, "late")
 
+    def test_300_sockets_with_faults_and_aborts_leave_nothing_open(self):
+        if not os.path.isdir(f"/proc/{self.process.pid}/fd"):
+            self.skipTest("needs /proc")
+
+        def descriptors():
+            return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+        before = descriptors()
+
+        async def one(index):
+            path = ["/echo", "/drop", "/reset", "/garbage", "/oversized", "/chat"][index % 6]
+            try:
+                async with websockets.connect(self.url + path) as ws:
+                    if path == "/echo":
+                        await ws.send("x")
+                    await asyncio.wait_for(ws.recv(), 5)
+                    if index % 4 == 0:
+                        ws.transport.abort()  # the client vanishes: a reset mid-conversation
+                        return
+                    if path == "/echo":
+                        return  # the client closes
+                    while True:
+                        await asyncio.wait_for(ws.recv(), 5)
+            except ConnectionClosed:
+                pass
+
+        async def talk():
+            for _ in range(3):
+                await asyncio.gather(*[one(index) for index in range(100)])
+        self.run_async(talk())
+        deadline = time.monotonic() + 5
+        while descriptors() > before + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertLessEqual(descriptors(), before + 2)
+
     def test_wss_is_refused_with_501(self):
         folder = tempfile.mkdtemp(prefix="mishap-ws-tls-")
         try:
