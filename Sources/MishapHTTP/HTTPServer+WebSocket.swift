@@ -48,7 +48,13 @@ extension HTTPServer {
         answer.headers.append(Field("Sec-WebSocket-Accept", accept))
         addHeaders(answer, to: response)
         webSockets.expect(script, for: connection)
-        return queueOnce(response, status: 101, on: connection)
+        guard queueOnce(response, status: 101, on: connection) == .YES else {
+            // libmicrohttpd refuses to upgrade an HTTP/1.0 request (and queues nothing): that
+            // gets an answer saying why, not a closed connection.
+            webSockets.forget(connection)
+            return queue(.error(400, reason: "A WebSocket handshake needs HTTP/1.1"), on: connection)
+        }
+        return .YES
     }
 
     /// Whether a comma-separated header holds `token` (without regard to case).

@@ -63,6 +63,11 @@ final class WebSocketLoop: @unchecked Sendable {
         }
     }
 
+    /// Forgets the script expected for `connection`, whose 101 could not be queued.
+    func forget(_ connection: OpaquePointer) {
+        _ = shared.withLock { $0.expected.removeValue(forKey: Self.key(connection)) }
+    }
+
     private static func key(_ connection: OpaquePointer) -> UInt {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     }

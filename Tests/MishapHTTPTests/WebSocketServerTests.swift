@@ -135,6 +135,16 @@ import Testing
         #expect(try client.head().status == 400)
     }
 
+    @Test func anHTTP10HandshakeIs400() throws {
+        let server = try TestServer(yaml: Self.yaml)
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /ws HTTP/1.0\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let answer = try connection.readResponse()
+        #expect(answer.status == 400)
+        #expect(answer.text.contains("needs HTTP/1.1"))
+    }
+
     @Test func dropClosesWithoutACloseFrameAndResetResets() throws {
         let server = try TestServer(yaml: Self.yaml)
         let dropped = try Client(port: server.port, path: "/drop")
