@@ -191,7 +191,7 @@ image-check: deps
 clean:
 	rm -rf .build .build-bench .build-soak .build-asan .build-tsan
 
-## python-test-deps: jsonschema and PyYAML for python3, installed with pip when they do not import
+## python-test-deps: jsonschema, PyYAML, urllib3 and websockets for python3, installed with pip when they do not import
 ## (the scenario schema tests of make test: docs/scenario.schema.json against the files and the loader)
 .PHONY: python-test-deps
 python-test-deps:

@@ -73,6 +73,8 @@ let package = Package(
             name: "MishapHTTP",
             dependencies: [
                 "MishapEngine", "MishapSupport", "CMicroHTTPD", "CMicroHTTPDShim",
+                // GnuTLS's SHA-1, for a WebSocket upgrade's Sec-WebSocket-Accept.
+                "CGnuTLS",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

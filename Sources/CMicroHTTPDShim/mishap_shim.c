@@ -207,3 +207,7 @@ int mishap_accept_connections(struct MHD_Daemon *daemon, int listening) {
         (void)MHD_add_connection(daemon, socket, (const struct sockaddr *)&address, length);
     }
 }
+
+enum MHD_Result mishap_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
+    return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}

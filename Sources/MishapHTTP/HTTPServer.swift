@@ -23,6 +23,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     /// Connections waiting on a delay, a hang or a dribble.
     let suspensions = Suspensions()
+    /// Upgraded (WebSocket) connections, played on a thread of their own.
+    let webSockets: WebSocketLoop
 
     // Guarded by `lifecycle`: the daemon handle, the retained self passed as callback context,
     // and the logger context that must outlive the daemon.
@@ -51,6 +53,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.observer = observer
         isObserved = observer?.followsEveryRequest ?? false
         self.logger = logger
+        webSockets = WebSocketLoop(logger: logger)
         if configuration.headTimeoutSeconds > 0 {
             headDeadline = HeadDeadline(headTimeoutSeconds: configuration.headTimeoutSeconds,
                                         connectionLimit: configuration.connectionLimit, logger: logger)
@@ -103,6 +106,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw ServerError.unresolvableHost(configuration.host)
         }
+        webSockets.reopen()
         let context = Unmanaged.passRetained(self)
         let logContext = UnsafeMutablePointer<mishap_logger>.allocate(capacity: 1)
         logContext.initialize(to: mishap_logger(log: logFromDaemon, cls: context.toOpaque()))
@@ -111,6 +115,7 @@ public final class HTTPServer: @unchecked Sendable {
         // (each flag and option: docs/libmicrohttpd.md, "Daemon flags and options").
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_USE_ITC.rawValue
+            | MHD_ALLOW_UPGRADE.rawValue
         switch configuration.eventLoop {
         case .epoll: flags |= MHD_USE_EPOLL.rawValue
         case .poll: flags |= MHD_USE_POLL.rawValue
@@ -216,6 +221,9 @@ public final class HTTPServer: @unchecked Sendable {
         let listening = grace > .zero && ownListener == nil ? MHD_quiesce_daemon(running.daemon) : -1
         if listening >= 0 { shutdown(listening, Int32(SHUT_RDWR)) }
         suspensions.releaseHangs()
+        // Upgraded sockets are closed (1001) now: each one's close action is called once, by
+        // the loop, before the daemon stops (docs/libmicrohttpd.md, "Upgraded connections").
+        webSockets.stop()
         let deadline = ContinuousClock.now + grace
         while inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             usleep(5_000)

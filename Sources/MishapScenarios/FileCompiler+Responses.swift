@@ -138,7 +138,13 @@ extension FileCompiler {
             }
         }
         if let node = keyed["websocket"] {
-            if let script = compileWebSocket(node, keyed) { stream = .webSocket(script) } else { valid = false }
+            if let script = compileWebSocket(node, keyed) {
+                stream = .webSocket(script)
+                // What the journal and the log show: the upgrade, or the refusal.
+                status = script.refuse ?? 101
+            } else {
+                valid = false
+            }
         }
         var ranges: RangeSupport?
         if let node = keyed["ranges"] {

@@ -35,6 +35,11 @@ struct ScenarioSchemaTests {
         ("uploadKeys", "upload", FileCompiler.uploadKeys),
         ("rangesKeys", "rangeOptions", FileCompiler.rangesKeys),
         ("eventKeys", "event", FileCompiler.eventKeys),
+        ("webSocketKeys", "websocket", FileCompiler.webSocketKeys),
+        ("webSocketMessageKeys", "websocketMessage", FileCompiler.webSocketMessageKeys),
+        ("webSocketReplyKeys", "websocketReply", FileCompiler.webSocketReplyKeys),
+        ("webSocketMatchKeys", "websocketMatch", FileCompiler.webSocketMatchKeys),
+        ("webSocketEndKeys", "websocketEnd", FileCompiler.webSocketEndKeys),
     ]
 
     static func schema() throws -> [String: Any] {

@@ -98,4 +98,10 @@ size_t mishap_connection_head_size(struct MHD_Connection *connection);
 /// blocks (docs/libmicrohttpd.md, "A listening socket of Mishap's own").
 int mishap_accept_connections(struct MHD_Daemon *daemon, int listening);
 
+/// Tells libmicrohttpd that Mishap is done with an upgraded connection's socket
+/// (`MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`, which is variadic): called exactly
+/// once per upgraded connection, after Mishap's own loop has stopped using the socket
+/// (docs/libmicrohttpd.md, "Upgraded connections (WebSocket)").
+enum MHD_Result mishap_upgrade_close(struct MHD_UpgradeResponseHandle *urh);
+
 #endif

@@ -1,0 +1,320 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CMicroHTTPD
+import CMicroHTTPDShim
+import MishapEngine
+import MishapSupport
+
+/// One upgraded connection playing its script, touched only by the WebSocket loop's thread.
+final class WebSocketConnection {
+    let socket: Int32
+    /// libmicrohttpd's handle, for the one close action (`mishap_upgrade_close`).
+    private let handle: OpaquePointer
+    let script: WebSocketScript
+
+    /// Bytes read and not yet a whole frame.
+    private var input: [UInt8] = []
+    /// Bytes to write, from `written` on.
+    private var output: [UInt8] = []
+    private var written = 0
+    /// A fragmented message being put together, and its opcode.
+    private var fragments: [UInt8] = []
+    private var fragmentOpcode: UInt8?
+
+    private enum Phase {
+        /// Messages flow.
+        case open
+        /// The server sent its close frame (or a broken frame): it waits for the client's close
+        /// frame or its close of the socket, at most until the deadline.
+        case closing(deadline: Int64)
+        /// Done: the loop lets go of the socket once what is left to write is written (or
+        /// given up on).
+        case finished(WebSocketLoop.Finish)
+    }
+    private var phase = Phase.open
+    private var pingsStalled = false
+
+    /// The next scripted message and when it is due; then when `end` is due.
+    private var nextSend = 0
+    private var nextSendAt: Int64
+    private var endAt: Int64?
+    /// Replies waiting for their delay, in the order they are due.
+    private var replyQueue: [(at: Int64, message: WebSocketMessage)] = []
+
+    /// At most this many bytes wait to be written: a client that does not read while it asks
+    /// for more is dropped.
+    static let maximumOutputBytes = 8 << 20
+    /// How long the server waits for a client's close frame after its own.
+    static let closingMilliseconds: Int64 = 2_000
+
+    init(socket: Int32, handle: OpaquePointer, script: WebSocketScript, extra: [UInt8], now: Int64) {
+        self.socket = socket
+        self.handle = handle
+        self.script = script
+        input = extra
+        nextSendAt = now + Int64(script.send.first?.delayMilliseconds ?? 0)
+        if script.send.isEmpty, let end = script.end { endAt = now + Int64(end.afterMilliseconds) }
+    }
+
+    var isFinished: Bool {
+        if case .finished = phase { return true }
+        return false
+    }
+
+    var wantsToWrite: Bool { written < output.count }
+
+    /// The earliest moment something is due (a message, a reply, the end, the closing deadline).
+    var nextDeadline: Int64? {
+        switch phase {
+        case .finished: return nil
+        case .closing(let deadline): return deadline
+        case .open:
+            var earliest: Int64? = replyQueue.first?.at
+            if nextSend < script.send.count { earliest = min(earliest ?? .max, nextSendAt) }
+            if let endAt { earliest = min(earliest ?? .max, endAt) }
+            return earliest
+        }
+    }
+
+    /// Starts the script once the loop has the socket: what is due now is sent, then the
+    /// frames the client sent with its handshake (libmicrohttpd's `extra_in`) are answered.
+    func begin(now: Int64) {
+        runTimers(now: now)
+        if !input.isEmpty { handleFrames() }
+    }
+
+    // MARK: Time
+
+    /// Sends what is due at `now`.
+    func runTimers(now: Int64) {
+        switch phase {
+        case .finished: return
+        case .closing(let deadline):
+            if now >= deadline { phase = .finished(.graceful) }
+            return
+        case .open: break
+        }
+        while nextSend < script.send.count, nextSendAt <= now {
+            let message = script.send[nextSend]
+            enqueue(message)
+            nextSend += 1
+            if nextSend < script.send.count {
+                nextSendAt = now + Int64(script.send[nextSend].delayMilliseconds)
+            } else if let end = script.end {
+                endAt = now + Int64(end.afterMilliseconds)
+            }
+        }
+        while let first = replyQueue.first, first.at <= now {
+            replyQueue.removeFirst()
+            enqueue(first.message)
+        }
+        if let at = endAt, at <= now {
+            endAt = nil
+            end()
+        }
+    }
+
+    private func enqueue(_ message: WebSocketMessage) {
+        queue(WebSocketFrames.frame(opcode: message.isText ? WebSocketFrames.text : WebSocketFrames.binary, message.payload))
+    }
+
+    /// The script's `end`.
+    private func end() {
+        guard let ending = script.end?.ending else { return }
+        switch ending {
+        case .close(let code, let reason):
+            queue(WebSocketFrames.closeFrame(code: code, reason: reason))
+            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+        case .drop:
+            phase = .finished(.drop)
+        case .stallPings:
+            pingsStalled = true
+        case .garbage:
+            // Reserved bits 1-3 set and the reserved opcode 3: no client may accept it.
+            queue([0xF3, 0x04] + Array("bad!".utf8))
+            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+        case .oversized:
+            // A binary frame announcing 2^62 bytes, and a few of them.
+            queue(WebSocketFrames.header(opcode: WebSocketFrames.binary, length: 1 << 62) + [UInt8](repeating: 0x78, count: 16))
+            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+        case .reset:
+            // A text message announcing 1,024 bytes, half of them sent, then a reset.
+            queue(WebSocketFrames.header(opcode: WebSocketFrames.text, length: 1_024) + [UInt8](repeating: 0x78, count: 512))
+            phase = .finished(.reset)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads what the socket has and answers it.
+    func readable() {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                input.append(contentsOf: buffer[0..<count])
+                if input.count > 2 * WebSocketScript.maximumMessageBytes + 64 { break }
+                if count < buffer.count { break }
+                continue
+            }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { break }
+            // The client closed its side, or reset: nothing more will come.
+            handleFrames()
+            if !isFinished { phase = .finished(.graceful) }
+            return
+        }
+        handleFrames()
+    }
+
+    private func handleFrames() {
+        var consumed = 0
+        defer { if consumed > 0 { input.removeFirst(consumed) } }
+        while !isFinished {
+            switch WebSocketFrames.read(input[consumed...], limit: WebSocketScript.maximumMessageBytes) {
+            case .needMore:
+                return
+            case .failure(let code, let reason):
+                fail(code: code, reason: reason)
+                return
+            case .frame(let frame, let length):
+                consumed += length
+                handle(frame)
+            }
+        }
+    }
+
+    private func handle(_ frame: WebSocketFrames.Frame) {
+        switch frame.opcode {
+        case WebSocketFrames.ping:
+            if case .open = phase, !pingsStalled { queue(WebSocketFrames.frame(opcode: WebSocketFrames.pong, frame.payload)) }
+        case WebSocketFrames.pong:
+            break
+        case WebSocketFrames.close:
+            if case .open = phase {
+                // The client closes: its code echoed back (none when it gave none), then the
+                // server closes the TCP connection, as RFC 6455 has it.
+                queue(WebSocketFrames.frame(opcode: WebSocketFrames.close, Array(frame.payload.prefix(2))))
+            }
+            phase = .finished(.graceful)
+        case WebSocketFrames.continuation:
+            guard let opcode = fragmentOpcode else { return fail(code: 1002, reason: "a continuation without a message") }
+            guard fragments.count + frame.payload.count <= WebSocketScript.maximumMessageBytes else {
+                return fail(code: 1009, reason: "message larger than \(WebSocketScript.maximumMessageBytes) bytes")
+            }
+            fragments.append(contentsOf: frame.payload)
+            if frame.fin {
+                let payload = fragments
+                fragments = []
+                fragmentOpcode = nil
+                received(payload, isText: opcode == WebSocketFrames.text)
+            }
+        default:
+            guard fragmentOpcode == nil else { return fail(code: 1002, reason: "a new message inside a fragmented one") }
+            if frame.fin {
+                received(frame.payload, isText: frame.opcode == WebSocketFrames.text)
+            } else {
+                fragmentOpcode = frame.opcode
+                fragments = frame.payload
+            }
+        }
+    }
+
+    /// A whole message from the client: the first matching reply is queued.
+    private func received(_ payload: [UInt8], isText: Bool) {
+        guard case .open = phase else { return }
+        if isText, String(validating: payload, as: UTF8.self) == nil {
+            return fail(code: 1007, reason: "a text message that is not UTF-8")
+        }
+        guard let messages = script.reply(to: payload, isText: isText) else { return }
+        var at = max(MonotonicClock.milliseconds(), replyQueue.last?.at ?? 0)
+        for message in messages {
+            at += Int64(message.delayMilliseconds)
+            replyQueue.append((at, message))
+        }
+        runTimers(now: MonotonicClock.milliseconds())
+    }
+
+    /// The client broke the protocol: a close frame with the code, then the closing wait.
+    private func fail(code: Int, reason: String) {
+        guard case .open = phase else {
+            phase = .finished(.graceful)
+            return
+        }
+        queue(WebSocketFrames.closeFrame(code: code, reason: reason))
+        phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+    }
+
+    // MARK: Writing
+
+    private func queue(_ bytes: [UInt8]) {
+        if written > 0 && written == output.count {
+            output.removeAll(keepingCapacity: true)
+            written = 0
+        }
+        guard output.count - written + bytes.count <= Self.maximumOutputBytes else {
+            phase = .finished(.drop)
+            return
+        }
+        output.append(contentsOf: bytes)
+        writable()
+    }
+
+    /// Writes what it can without blocking.
+    func writable() {
+        while written < output.count {
+            let count = output.withUnsafeBytes { bytes in
+                sendWithoutSignal(socket, bytes.baseAddress! + written, bytes.count - written)
+            }
+            if count > 0 {
+                written += count
+                continue
+            }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+            // The client is gone: what is left is never written.
+            written = output.count
+            if !isFinished { phase = .finished(.graceful) }
+            return
+        }
+    }
+
+    /// The server is stopping: a close frame (1001, going away) if it fits the socket's buffer.
+    func goAway() {
+        if case .open = phase { queue(WebSocketFrames.closeFrame(code: 1001, reason: "server stopping")) }
+        phase = .finished(.graceful)
+    }
+
+    /// How the connection ends once it is finished.
+    var finish: WebSocketLoop.Finish {
+        if case .finished(let how) = phase { return how }
+        return .graceful
+    }
+
+    /// Lets go of the socket: the last bytes tried once more, the way it ends (a FIN, or a RST
+    /// for `reset`), then libmicrohttpd's close action, exactly once. The loop has already
+    /// stopped polling the socket and never touches it again
+    /// (docs/libmicrohttpd.md, "Upgraded connections (WebSocket)").
+    func release() {
+        writable()
+        switch finish {
+        case .reset:
+            Socket.resetOnClose(socket)
+        case .graceful, .drop:
+            // The FIN goes now, whenever libmicrohttpd gets round to closing the descriptor.
+            shutdown(socket, Int32(SHUT_RDWR))
+        }
+        _ = mishap_upgrade_close(handle)
+    }
+}
+
+/// `send` that never raises SIGPIPE on a closed peer (`MSG_NOSIGNAL` on Linux; elsewhere the
+/// loop sets `SO_NOSIGPIPE` when it adopts the socket).
+private func sendWithoutSignal(_ socket: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if os(Linux)
+    return send(socket, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+    return send(socket, bytes, count, 0)
+    #endif
+}
