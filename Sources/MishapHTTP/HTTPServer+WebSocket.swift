@@ -34,11 +34,12 @@ extension HTTPServer {
             return queue(.error(400, reason: "A WebSocket handshake needs Sec-WebSocket-Key: 16 random bytes in base64"), on: connection)
         }
         let limit = webSockets.connectionLimit.load(ordering: .relaxed)
-        guard webSockets.openConnections < limit else {
+        guard webSockets.expect(script, for: connection, limit: limit) else {
             return queue(.error(503, reason: "Too many WebSocket connections open (at most \(limit))",
                                 headers: [Field("Retry-After", "1")]), on: connection)
         }
         guard let response = MHD_create_response_for_upgrade(handleUpgrade, Unmanaged.passUnretained(webSockets).toOpaque()) else {
+            webSockets.forget(connection)
             return .NO
         }
         // libmicrohttpd adds `Connection: Upgrade` itself; the rule's own headers go along.
@@ -47,7 +48,6 @@ extension HTTPServer {
         answer.headers.append(Field("Upgrade", "websocket"))
         answer.headers.append(Field("Sec-WebSocket-Accept", accept))
         addHeaders(answer, to: response)
-        webSockets.expect(script, for: connection)
         guard queueOnce(response, status: 101, on: connection) == .YES else {
             // libmicrohttpd refuses to upgrade an HTTP/1.0 request (and queues nothing): that
             // gets an answer saying why, not a closed connection.

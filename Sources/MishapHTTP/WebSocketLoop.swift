@@ -54,12 +54,17 @@ final class WebSocketLoop: @unchecked Sendable {
     /// Open upgraded sockets.
     var openConnections: Int { shared.withLock { $0.open } }
 
-    /// Remembers the script for `connection`, whose 101 answer is being queued.
-    func expect(_ script: WebSocketScript, for connection: OpaquePointer) {
+    /// Remembers the script for `connection`, whose 101 answer is about to be queued, when
+    /// fewer than `limit` sockets are open or expected; false (nothing remembered) otherwise.
+    /// Upgrades answered but not yet handed over count: checking open sockets alone let a
+    /// client whose 101 had come, but whose socket the loop had not yet taken, go uncounted.
+    func expect(_ script: WebSocketScript, for connection: OpaquePointer, limit: Int) -> Bool {
         let now = MonotonicClock.milliseconds()
-        shared.withLock { shared in
+        return shared.withLock { shared in
             if shared.expected.count >= 64 { shared.expected = shared.expected.filter { now - $0.value.since < 60_000 } }
+            guard shared.open + shared.expected.count < limit else { return false }
             shared.expected[Self.key(connection)] = (script, now)
+            return true
         }
     }
 
