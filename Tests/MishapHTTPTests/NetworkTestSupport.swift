@@ -103,24 +103,12 @@ func curl(_ arguments: [String], maxTime: Int = 60) throws -> CurlRun {
     let body = folder.appendingPathComponent("body")
     let output = folder.appendingPathComponent("stdout")
     let errors = folder.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-    let outputHandle = try FileHandle(forWritingTo: output)
-    let errorHandle = try FileHandle(forWritingTo: errors)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     var all = ["curl", "-sS", "--max-time", String(maxTime), "-o", body.path]
     if !arguments.contains("-w") { all += ["-w", "%{http_code} %{size_download}"] }
-    process.arguments = all + arguments
-    process.standardOutput = outputHandle
-    process.standardError = errorHandle
     let start = ContinuousClock.now
-    try process.run()
-    process.waitUntilExit()
+    let status = try spawnAndWait(all + arguments, standardOutput: output.path, standardError: errors.path)
     let elapsed = start.duration(to: .now)
-    try? outputHandle.close()
-    try? errorHandle.close()
-    return CurlRun(status: process.terminationStatus,
+    return CurlRun(status: status,
                    output: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
                    errors: String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self), elapsed: elapsed,
                    body: (try? Data(contentsOf: body)).map { [UInt8]($0) } ?? [])
