@@ -49,7 +49,7 @@ group_arguments() {
     local fuzz=MishapFuzzTests
     # The suites that start processes (Foundation's Process.run can crash in a process holding
     # the in-process tests' thousands of sockets) run with cli; the Makefile's PROCESS_TESTS.
-    local processes="MishapCLITests|MishapTLSTests.NameConstraintsTests|MishapTestingTests.RuntimeSetupTests|MishapHTTPTests.NetworkShapingTests|MishapHTTPTests.NetworkUploadTests|MishapHTTPTests.GoingDownTests"
+    local processes="MishapCLITests|MishapTLSTests.NameConstraintsTests|MishapTestingTests.RuntimeSetupTests"
     case "$sanitizer:$1" in
         address:main | thread:main)
             echo --skip "$processes" --skip $fuzz.LoaderFuzzTests --skip $fuzz.ValidateFuzzTests

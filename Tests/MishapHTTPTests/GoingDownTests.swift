@@ -69,7 +69,7 @@ import Testing
         try server.server.goDown(forMilliseconds: 3000)
         #expect(server.server.isDown)
         let remaining = try #require(server.server.downRemaining)
-        #expect(remaining > .milliseconds(2500) && remaining <= .milliseconds(3000))
+        #expect(remaining > .zero && remaining <= .milliseconds(3000))
         #expect(try await onOwnThread { Self.connectErrno(port) } == ECONNREFUSED)
         let whileDown = try await Self.curl("http://127.0.0.1:\(port)/ok")
         // curl's start can take seconds on a loaded machine: its answer counts only when the

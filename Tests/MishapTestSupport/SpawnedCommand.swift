@@ -6,9 +6,10 @@ import Glibc
 /// Its standard input is /dev/null, its output and errors go to the files named, and it
 /// inherits no descriptor beyond those three.
 ///
-/// Foundation's `Process.run` crashed the test process (a bad pointer in its `memcpy`) when
-/// several tests started curl at once and waited with `waitUntilExit`; this path has no shared
-/// state to race on. Returns the exit status, or 128 + the signal that ended the command.
+/// Foundation's `Process.run` crashes (a bad pointer in its `memcpy`) in a process holding
+/// thousands of descriptors, as the in-process tests' process does (the Makefile's
+/// PROCESS_TESTS run apart for it): the tests there that run a command use this instead.
+/// Returns the exit status, or 128 + the signal that ended the command.
 public func spawnAndWait(_ arguments: [String], standardOutput: String, standardError: String) throws -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
