@@ -26,9 +26,22 @@ import Testing
         """
 
     /// A server on two threads that can go down.
+    /// A server on a port below the ephemeral range (32768 and up on Linux): while it is down,
+    /// its port is free, and a port given to another test's server (port 0) or client comes
+    /// from that range, so none takes it meanwhile. (On an ephemeral port, another test's
+    /// server was given it: this one's refusal was that one's answer, and a request meant for
+    /// this one reached that one.)
     static func server(headTimeout: Int = 10) throws -> TestServer {
-        try TestServer(yaml: yaml, configuration: ServerConfiguration(
-            port: 0, threads: 2, headTimeoutSeconds: headTimeout, canGoDown: true))
+        var failure: Error?
+        for _ in 0..<50 {
+            do {
+                return try TestServer(yaml: yaml, configuration: ServerConfiguration(
+                    port: UInt16.random(in: 20_000..<32_000), threads: 2, headTimeoutSeconds: headTimeout, canGoDown: true))
+            } catch {
+                failure = error
+            }
+        }
+        throw failure ?? CancellationError()
     }
 
     /// The errno of a connect to `port`, or 0 when it connects.

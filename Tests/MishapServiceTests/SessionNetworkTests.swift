@@ -93,11 +93,12 @@ import Testing
 
     @Test func forEndsItByItself() async throws {
         let harness = try TestServer(yaml: Self.yaml, logger: quietLogger)
-        let set = try await Self.put(harness, "session=s1&for=3", #"{"preset": "high-latency"}"#)
+        // 6 s: a loaded machine's slow admin calls still come well within it.
+        let set = try await Self.put(harness, "session=s1&for=6", #"{"preset": "high-latency"}"#)
         let expires = try #require(set.json?["expiresInMs"] as? Int, "\(set.text)")
-        #expect(expires > 1500 && expires <= 3000)
+        #expect(expires > 3000 && expires <= 6000)
         #expect(((try await harness.admin("network?session=s1"))["network"] as? [String: Any])?["name"] as? String == "high-latency")
-        try await Task.sleep(for: .milliseconds(3200))
+        try await Task.sleep(for: .milliseconds(6200))
         #expect(try await harness.admin("network?session=s1")["network"] is NSNull)
         let after = try await Self.seconds { _ = try await harness.get("/hello", session: "s1") }
         let last = try await harness.journal("session=s1").last
