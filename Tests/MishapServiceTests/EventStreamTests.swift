@@ -63,7 +63,7 @@ import Testing
             rules:
               - name: apart
                 respond:
-                  events: [ { id: 1, data: first }, { id: 2, data: second, delay: 2s } ]
+                  events: [ { id: 1, data: first }, { id: 2, data: second, delay: 6s } ]
           - endpoint: GET /feed
             rules:
               - name: resume
@@ -130,7 +130,7 @@ import Testing
         // The second event comes its delay after the first.
         let second = try #require(pieces.first { Self.text($0.bytes).contains("line one") })
         let waited = started.duration(to: second.at)
-        #expect(waited >= .milliseconds(280) && waited < .seconds(3), "\(waited)")
+        #expect(waited >= .milliseconds(280) && waited < .seconds(10), "\(waited)")
     }
 
     @Test func heartbeatsFillTheWait() throws {
@@ -257,7 +257,7 @@ import Testing
         let started = ContinuousClock.now
         let (bytes, firstEnd) = try Self.open(harness, "/reset", headers: [("X-Mishap-Session", "n1")]).readUntilEnd()
         #expect(firstEnd == .failed(errno: ECONNRESET))
-        #expect(started.duration(to: .now) >= .milliseconds(380) && started.duration(to: .now) < .seconds(3))
+        #expect(started.duration(to: .now) >= .milliseconds(380) && started.duration(to: .now) < .seconds(10))
         #expect(Self.text(Self.dechunk(Self.split(bytes).body).data) == "id: 1\ndata: one\n\nid: 2\ndata: two\n\n")
         let lossy = try await harness.send("PUT", "/__mishap/network?session=n2", body: Data(#"{"loss": 1}"#.utf8))
         #expect(lossy.status == 200, "\(lossy.text)")
@@ -291,18 +291,17 @@ import Testing
         let collector = StreamCollector()
         let session = URLSession(configuration: .ephemeral, delegate: collector, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
-        let started = ContinuousClock.now
         session.dataTask(with: harness.url("/apart")).resume()
-        #expect(await eventually(within: .seconds(10)) { collector.finished })
+        #expect(await eventually(within: .seconds(20)) { collector.finished })
         let pieces = collector.pieces
         #expect(collector.failure == nil)
         #expect(Self.text(pieces.flatMap(\.bytes)) == "id: 1\ndata: first\n\nid: 2\ndata: second\n\n")
-        // The second event is sent 2 s after the first: the first reached the delegate long
-        // before it (were the body buffered to its end, both would come at once).
+        // The second event is sent 6 s after the first: the first reached the delegate long
+        // before it (were the body buffered to its end, both would come at once). 6 s, as a
+        // loaded machine's URLSession took over 2 s to hand over the first.
         let first = try #require(pieces.first)
         let second = try #require(pieces.first { Self.text($0.bytes).contains("second") })
-        #expect(first.at.duration(to: second.at) >= .seconds(1), "the first event came \(first.at.duration(to: second.at)) before the second")
-        #expect(started.duration(to: first.at) < .seconds(2), "the first event came before the second was due")
+        #expect(first.at.duration(to: second.at) >= .seconds(3), "the first event came \(first.at.duration(to: second.at)) before the second")
     }
 
     /// What URLSession (FoundationNetworking) reports when a stream breaks: its events, then
