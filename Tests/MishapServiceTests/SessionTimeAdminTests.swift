@@ -155,9 +155,16 @@ import Testing
             #expect(first.header("RateLimit-Reset") == (session == "s1" ? "6" : "60"), "\(first.headers)")
             let refused = try await harness.get("/limited", session: session)
             #expect(refused.status == 429)
-            // 60 s less the moment since the first request, rounded up: 60, scaled to 6.
-            #expect(refused.header("Retry-After") == (session == "s1" ? "6" : "60"), "\(refused.headers)")
-            #expect(refused.header("RateLimit-Reset") == (session == "s1" ? "6" : "60"), "\(refused.headers)")
+            // 60 s less the moment since the first request, rounded up: 60 (55 or more when a
+            // loaded machine takes seconds between the two), scaled to 6.
+            for name in ["Retry-After", "RateLimit-Reset"] {
+                let value = refused.header(name).flatMap { Int($0) }
+                if session == "s1" {
+                    #expect(value == 6, "\(refused.headers)")
+                } else {
+                    #expect(value.map { (55...60).contains($0) } == true, "\(refused.headers)")
+                }
+            }
         }
         // The Retry-After check judges what was sent.
         let retries = try #require(try await harness.admin("retries?session=s1")["retries"] as? [[String: Any]])
