@@ -121,7 +121,7 @@ struct JournalListing {
     static func json(for socket: WebSocketRecord) -> JSON {
         let messages = socket.messages.map { message -> JSON in
             var members: [(String, JSON)] = [
-                ("time", .int(Int(message.time))), ("direction", .string(message.direction)), ("kind", .string(message.kind)),
+                ("time", .string(WallClock.iso8601(milliseconds: message.time))), ("direction", .string(message.direction)), ("kind", .string(message.kind)),
                 ("size", .int(message.size)),
             ]
             var kept = message.payload
