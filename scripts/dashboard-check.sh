@@ -3,7 +3,8 @@
 # in a virtual environment under .build) drives headless Chromium (Debian's chromium and
 # chromium-driver, installed with apt-get when missing) through Tests/dashboard: rows appearing
 # live, filters, a request's detail, near misses, rules and hit counts, sessions and reset, the
-# Retry-After timeline, the Verdict tab, forcing a rule, a failed reload's problems, and the admin token.
+# Retry-After timeline, the Verdict tab, forcing a rule, a failed reload's problems, the admin token,
+# and a stream's events and a WebSocket's messages followed as they pass (test_streams_dashboard.py).
 # DASHBOARD_SCREENSHOTS=1 rewrites the screenshots in docs/ that the README shows.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -203,9 +203,12 @@ public final class EventStreamProgress: Sendable {
     private let state = Mutex(Snapshot())
     /// Told what was sent once libmicrohttpd lets go of the stream (the request is over).
     private let whenReleased: (@Sendable (Snapshot) -> Void)?
+    /// Told what was sent so far after each event (on libmicrohttpd's thread).
+    private let whenSent: (@Sendable (Snapshot) -> Void)?
 
-    public init(whenReleased: (@Sendable (Snapshot) -> Void)? = nil) {
+    public init(whenReleased: (@Sendable (Snapshot) -> Void)? = nil, whenSent: (@Sendable (Snapshot) -> Void)? = nil) {
         self.whenReleased = whenReleased
+        self.whenSent = whenSent
     }
 
     func released() {
@@ -213,11 +216,13 @@ public final class EventStreamProgress: Sendable {
     }
 
     func sent(_ event: EventStreamPlan.Event) {
-        state.withLock { state in
+        let now = state.withLock { state in
             state.events += 1
             if let id = event.id { state.lastID = id }
             if let retry = event.retryMilliseconds { state.retryMilliseconds = retry }
+            return state
         }
+        whenSent?(now)
     }
 
     func end(_ how: Ending) {

@@ -25,7 +25,8 @@ extension HTTPServer {
         var progress = EventStreamProgress()
         if plan.bookkeeping.completionTag != 0, let observer {
             let tag = plan.bookkeeping.completionTag
-            progress = EventStreamProgress { snapshot in observer.eventStreamEnded(tag: tag, snapshot) }
+            progress = EventStreamProgress(whenReleased: { snapshot in observer.eventStreamEnded(tag: tag, snapshot) },
+                                           whenSent: { snapshot in observer.eventStreamSent(tag: tag, snapshot) })
         }
         let body = EventStreamBody(plan: events, connection: connection, suspensions: suspensions, progress: progress)
         let context = Unmanaged.passRetained(body).toOpaque()

@@ -34,7 +34,8 @@ extension HTTPServer {
             return queue(.error(400, reason: "A WebSocket handshake needs Sec-WebSocket-Key: 16 random bytes in base64"), on: connection)
         }
         let limit = webSockets.connectionLimit.load(ordering: .relaxed)
-        guard webSockets.expect(script, for: connection, limit: limit) else {
+        let reporter = plan.bookkeeping.completionTag != 0 ? observer.map { WebSocketReporter(tag: plan.bookkeeping.completionTag, observer: $0) } : nil
+        guard webSockets.expect(script, reporter: reporter, for: connection, limit: limit) else {
             return queue(.error(503, reason: "Too many WebSocket connections open (at most \(limit))",
                                 headers: [Field("Retry-After", "1")]), on: connection)
         }

@@ -43,6 +43,10 @@ final class WebSocketConnection {
     private var endAt: Int64?
     /// Replies waiting for their delay, in the order they are due.
     private var replyQueue: [(at: Int64, message: WebSocketMessage)] = []
+    /// Told of each message and of the end (the journal), when the request was journaled.
+    private let reporter: WebSocketReporter?
+    /// How the socket ends: the first cause noted.
+    private var ending: WebSocketOutcome?
 
     /// At most this many bytes wait to be written: a client that does not read while it asks
     /// for more is dropped.
@@ -50,8 +54,9 @@ final class WebSocketConnection {
     /// How long the server waits for a client's close frame after its own.
     static let closingMilliseconds: Int64 = 2_000
 
-    init(socket: Int32, handle: OpaquePointer, script: WebSocketScript, extra: [UInt8], now: Int64) {
+    init(socket: Int32, handle: OpaquePointer, script: WebSocketScript, extra: [UInt8], now: Int64, reporter: WebSocketReporter? = nil) {
         self.socket = socket
+        self.reporter = reporter
         self.handle = handle
         self.script = script
         input = extra
@@ -118,6 +123,7 @@ final class WebSocketConnection {
     }
 
     private func enqueue(_ message: WebSocketMessage) {
+        report(.sent, message.isText ? .text : .binary, message.payload)
         queue(WebSocketFrames.frame(opcode: message.isText ? WebSocketFrames.text : WebSocketFrames.binary, message.payload))
     }
 
@@ -126,22 +132,26 @@ final class WebSocketConnection {
         guard let ending = script.end?.ending else { return }
         switch ending {
         case .close(let code, let reason):
-            queue(WebSocketFrames.closeFrame(code: code, reason: reason))
+            sendClose(code: code, reason: reason, how: .close)
             phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
         case .drop:
+            noteEnding(WebSocketOutcome(how: .drop))
             phase = .finished(.drop)
         case .stallPings:
             pingsStalled = true
         case .garbage:
             // Reserved bits 1-3 set and the reserved opcode 3: no client may accept it.
+            noteEnding(WebSocketOutcome(how: .garbage))
             queue([0xF3, 0x04] + Array("bad!".utf8))
             phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
         case .oversized:
             // A binary frame announcing 2^62 bytes, and a few of them.
+            noteEnding(WebSocketOutcome(how: .oversized))
             queue(WebSocketFrames.header(opcode: WebSocketFrames.binary, length: 1 << 62) + [UInt8](repeating: 0x78, count: 16))
             phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
         case .reset:
             // A text message announcing 1,024 bytes, half of them sent, then a reset.
+            noteEnding(WebSocketOutcome(how: .reset))
             queue(WebSocketFrames.header(opcode: WebSocketFrames.text, length: 1_024) + [UInt8](repeating: 0x78, count: 512))
             phase = .finished(.reset)
         }
@@ -163,7 +173,10 @@ final class WebSocketConnection {
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { break }
             // The client closed its side, or reset: nothing more will come.
             handleFrames()
-            if !isFinished { phase = .finished(.graceful) }
+            if !isFinished {
+                noteEnding(WebSocketOutcome(how: .clientLeft))
+                phase = .finished(.graceful)
+            }
             return
         }
         handleFrames()
@@ -189,11 +202,20 @@ final class WebSocketConnection {
     private func handle(_ frame: WebSocketFrames.Frame) {
         switch frame.opcode {
         case WebSocketFrames.ping:
-            if case .open = phase, !pingsStalled { queue(WebSocketFrames.frame(opcode: WebSocketFrames.pong, frame.payload)) }
+            report(.received, .ping, frame.payload)
+            if case .open = phase, !pingsStalled {
+                report(.sent, .pong, frame.payload)
+                queue(WebSocketFrames.frame(opcode: WebSocketFrames.pong, frame.payload))
+            }
         case WebSocketFrames.pong:
-            break
+            report(.received, .pong, frame.payload)
         case WebSocketFrames.close:
+            report(.received, .close, frame.payload)
+            let code = frame.payload.count >= 2 ? Int(frame.payload[0]) << 8 | Int(frame.payload[1]) : nil
+            noteEnding(WebSocketOutcome(how: .close, by: "client", code: code,
+                                       reason: frame.payload.count > 2 ? String(decoding: frame.payload.dropFirst(2), as: UTF8.self) : nil))
             if case .open = phase {
+                report(.sent, .close, frame.payload.prefix(2))
                 // The client closes: its code echoed back (none when it gave none), then the
                 // server closes the TCP connection, as RFC 6455 has it.
                 queue(WebSocketFrames.frame(opcode: WebSocketFrames.close, Array(frame.payload.prefix(2))))
@@ -224,6 +246,7 @@ final class WebSocketConnection {
 
     /// A whole message from the client: the first matching reply is queued.
     private func received(_ payload: [UInt8], isText: Bool) {
+        report(.received, isText ? .text : .binary, payload)
         guard case .open = phase else { return }
         if isText, String(validating: payload, as: UTF8.self) == nil {
             return fail(code: 1007, reason: "a text message that is not UTF-8")
@@ -243,8 +266,32 @@ final class WebSocketConnection {
             phase = .finished(.graceful)
             return
         }
+        sendClose(code: code, reason: reason, how: .close)
+    }
+
+    /// Sends the server's close frame, noted as the way the socket ends unless one is already,
+    /// then waits for the client's.
+    private func sendClose(code: Int, reason: String, how: WebSocketOutcome.How) {
+        var payload = [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)]
+        payload += Array(reason.utf8)
+        report(.sent, .close, payload)
+        noteEnding(WebSocketOutcome(how: how, by: "server", code: code, reason: reason))
         queue(WebSocketFrames.closeFrame(code: code, reason: reason))
-        phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+        if case .open = phase {
+            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+        }
+    }
+
+    // MARK: Reporting
+
+    /// Tells the reporter of a message passing (its first 256 bytes).
+    private func report(_ direction: WebSocketMessageNote.Direction, _ kind: WebSocketMessageNote.Kind, _ payload: some Collection<UInt8>) {
+        guard let reporter else { return }
+        reporter.observer.webSocketMessage(tag: reporter.tag, WebSocketMessageNote(direction: direction, kind: kind, payload: payload))
+    }
+
+    private func noteEnding(_ how: WebSocketOutcome) {
+        if ending == nil { ending = how }
     }
 
     // MARK: Writing
@@ -255,6 +302,7 @@ final class WebSocketConnection {
             written = 0
         }
         guard output.count - written + bytes.count <= Self.maximumOutputBytes else {
+            noteEnding(WebSocketOutcome(how: .clientTooSlow))
             phase = .finished(.drop)
             return
         }
@@ -275,14 +323,18 @@ final class WebSocketConnection {
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
             // The client is gone: what is left is never written.
             written = output.count
-            if !isFinished { phase = .finished(.graceful) }
+            if !isFinished {
+                noteEnding(WebSocketOutcome(how: .clientLeft))
+                phase = .finished(.graceful)
+            }
             return
         }
     }
 
     /// The server is stopping: a close frame (1001, going away) if it fits the socket's buffer.
     func goAway() {
-        if case .open = phase { queue(WebSocketFrames.closeFrame(code: 1001, reason: "server stopping")) }
+        if case .open = phase { sendClose(code: 1001, reason: "server stopping", how: .serverStopped) }
+        noteEnding(WebSocketOutcome(how: .serverStopped))
         phase = .finished(.graceful)
     }
 
@@ -306,6 +358,7 @@ final class WebSocketConnection {
             shutdown(socket, Int32(SHUT_RDWR))
         }
         _ = mishap_upgrade_close(handle)
+        if let reporter { reporter.observer.webSocketEnded(tag: reporter.tag, ending ?? WebSocketOutcome(how: .clientLeft)) }
     }
 }
 

@@ -10,6 +10,13 @@ import MishapEngine
 import MishapSupport
 import Synchronization
 
+/// Whom a socket tells of its messages and its end: the request observer, with the completion
+/// tag of the request that was upgraded.
+struct WebSocketReporter {
+    let tag: UInt64
+    let observer: any RequestObserver
+}
+
 /// Every upgraded (WebSocket) connection of a server, played on one thread of Mishap's own:
 /// poll over the sockets and a wake pipe, with the scripts' delays as poll's timeout. No
 /// libmicrohttpd worker thread is held by a socket. The thread starts with the first upgrade
@@ -35,7 +42,7 @@ final class WebSocketLoop: @unchecked Sendable {
         /// Scripts waiting for their connection's upgrade, keyed by the connection's pointer,
         /// with when they were expected. A 101 that is never written (the client left) never
         /// calls the handler: entries older than a minute are dropped as new ones come.
-        var expected: [UInt: (script: WebSocketScript, since: Int64)] = [:]
+        var expected: [UInt: (script: WebSocketScript, reporter: WebSocketReporter?, since: Int64)] = [:]
         /// Connections upgraded and not yet taken by the thread.
         var arriving: [WebSocketConnection] = []
         var thread: OwnThread?
@@ -58,12 +65,13 @@ final class WebSocketLoop: @unchecked Sendable {
     /// fewer than `limit` sockets are open or expected; false (nothing remembered) otherwise.
     /// Upgrades answered but not yet handed over count: checking open sockets alone let a
     /// client whose 101 had come, but whose socket the loop had not yet taken, go uncounted.
-    func expect(_ script: WebSocketScript, for connection: OpaquePointer, limit: Int) -> Bool {
+    /// `reporter`, when given, is told of the socket's messages and of its end.
+    func expect(_ script: WebSocketScript, reporter: WebSocketReporter? = nil, for connection: OpaquePointer, limit: Int) -> Bool {
         let now = MonotonicClock.milliseconds()
         return shared.withLock { shared in
             if shared.expected.count >= 64 { shared.expected = shared.expected.filter { now - $0.value.since < 60_000 } }
             guard shared.open + shared.expected.count < limit else { return false }
-            shared.expected[Self.key(connection)] = (script, now)
+            shared.expected[Self.key(connection)] = (script, reporter, now)
             return true
         }
     }
@@ -87,12 +95,12 @@ final class WebSocketLoop: @unchecked Sendable {
         setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
         let adopted = shared.withLock { shared -> Bool in
-            guard let script = shared.expected.removeValue(forKey: Self.key(connection))?.script, !shared.stopping else { return false }
+            guard let expected = shared.expected.removeValue(forKey: Self.key(connection)), !shared.stopping else { return false }
             if shared.thread == nil {
                 guard startLocked(&shared) else { return false }
             }
-            shared.arriving.append(WebSocketConnection(socket: socket, handle: handle, script: script, extra: extra,
-                                                       now: MonotonicClock.milliseconds()))
+            shared.arriving.append(WebSocketConnection(socket: socket, handle: handle, script: expected.script, extra: extra,
+                                                       now: MonotonicClock.milliseconds(), reporter: expected.reporter))
             shared.open += 1
             if let wake = shared.wake { Self.poke(wake.write) }
             return true

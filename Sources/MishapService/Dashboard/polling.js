@@ -57,11 +57,12 @@ async function loadScenarios() {
 }
 
 // Fetches the entries after the newest one held, and again those still open when fetched (a
-// delay, a hang: the server notes their duration when it is done); true when there were new ones.
+// delay, a hang: the server notes their duration when it is done; a stream of events or a
+// WebSocket going on: their events and messages as they pass); true when there were new ones.
 // Rows need no bodies: a request's body is read when its detail is opened (`showDetail`).
 async function loadRequests() {
   const generation = model.generation;
-  const oldestOpen = model.entries.find((entry) => entry.durationMs === null && Date.now() - Date.parse(entry.time) < OPEN_FOR_MS);
+  const oldestOpen = model.entries.find((entry) => stillOpen(entry) && Date.now() - Date.parse(entry.time) < OPEN_FOR_MS);
   const after = oldestOpen ? Math.min(model.lastId, oldestOpen.id - 1) : model.lastId;
   const data = await api("GET", "requests", { after, limit: PAGE, bodyBytes: 0 });
   if (generation !== model.generation) return false;   // the journal was read again meanwhile
@@ -89,10 +90,11 @@ async function loadRequests() {
   return true;
 }
 
-// An entry fetched again: its row (and its detail, if shown) once its duration is known.
+// An entry fetched again: its row (and its detail, if shown) once its duration is known, or as
+// its stream goes on.
 function updateEntry(entry) {
   const index = model.entries.findIndex((held) => held.id === entry.id);
-  if (index < 0 || model.entries[index].durationMs === entry.durationMs) return;
+  if (index < 0 || progressKey(model.entries[index]) === progressKey(entry)) return;
   model.entries[index] = entry;
   const row = $("requests-body").querySelector(`tr[data-id="${entry.id}"]`);
   if (row) row.replaceWith(requestRow(entry));

@@ -34,12 +34,60 @@ function requestRow(entry) {
     el("td", { title: entry.time }, clock(entry.time)),
     el("td", {}, entry.method),
     el("td", { className: "path" }, entry.path, el("span", { className: "muted" }, queryText(entry.query))),
-    el("td", { className: statusClass(entry) }, statusText(entry)),
+    el("td", { className: statusClass(entry) }, statusText(entry),
+      streamSummary(entry) && el("span", { className: "stream muted" }, " · " + streamSummary(entry))),
     el("td", {}, entry.rule || ""),
     el("td", {}, entry.endpoint || ""),
     el("td", {}, entry.session || ""),
     el("td", { className: "num" }, entry.delayMs ? ms(entry.delayMs) : ""),
     el("td", { className: "num" }, duration(entry.durationMs)));
+}
+
+// A stream's progress in a few words: "3 events", "5 sent, 2 received"; "" for other answers.
+function streamSummary(entry) {
+  if (entry.eventStream) return `${entry.eventStream.events} event${entry.eventStream.events === 1 ? "" : "s"}`;
+  if (entry.webSocket) return `${entry.webSocket.sent} sent, ${entry.webSocket.received} received`;
+  return "";
+}
+
+// Whether an entry may still change: no duration yet, or a stream still going on.
+function stillOpen(entry) {
+  return entry.durationMs === null || (entry.eventStream && !entry.eventStream.over)
+    || (entry.webSocket && !entry.webSocket.over);
+}
+
+// What of an entry the page shows that changes as it goes on.
+const progressKey = (entry) => JSON.stringify([entry.durationMs, entry.eventStream || null, entry.webSocket || null]);
+
+// How a stream of events is going, in a line: "3 events, last id 7, going on".
+function eventStreamText(stream) {
+  const parts = [`${stream.events} event${stream.events === 1 ? "" : "s"}`];
+  if (stream.lastEventId !== null) parts.push(`last id ${stream.lastEventId}`);
+  if (stream.retryMs !== null) parts.push(`retry ${ms(stream.retryMs)}`);
+  parts.push(!stream.over ? "going on" : stream.ending ? `ended: ${stream.ending}` : "ended cleanly");
+  return parts.join(", ");
+}
+
+// How a WebSocket is going, in a line: "5 sent, 2 received, closed by the server (4000 bye)".
+function webSocketText(socket) {
+  const parts = [`${socket.sent} sent`, `${socket.received} received`];
+  const ending = socket.ending;
+  if (!ending) parts.push("open");
+  else if (ending.how === "close") {
+    const code = [ending.code, ending.reason].filter((part) => part !== undefined && part !== "").join(" ");
+    parts.push(`closed by the ${ending.by}${code ? ` (${code})` : ""}`);
+  } else parts.push(`ended: ${ending.how}`);
+  return parts.join(", ");
+}
+
+// A socket's kept messages, newest first: time, direction, kind, and the start of the payload.
+function messageRows(socket) {
+  return socket.messages.slice().reverse().map((message) => {
+    const payload = message.text !== undefined ? message.text : message.base64 ? "(base64) " + message.base64 : "";
+    const code = message.kind === "close" && message.code !== null && message.code !== undefined ? `${message.code} ` : "";
+    return [clock(message.time), el("td", { className: "direction " + message.direction }, message.direction), message.kind,
+      el("td", { className: "message" }, code + payload + (message.truncated ? ` … (${message.size} bytes in all)` : ""))];
+  });
 }
 
 // Rebuilds the table, newest first.
@@ -103,6 +151,10 @@ function drawDetail(entry) {
   if (entry.durationMs !== undefined) facts.push(["duration", duration(entry.durationMs)]);
   if (entry.closedEarly !== undefined) facts.push(["closed early", entry.closedEarly ? "yes: the client went away first" : "no"]);
   if (entry.network) facts.push(["network", el("span", { id: "detail-network" }, networkText(entry.network))]);
+  if (entry.eventStream) facts.push(["events", el("span", { id: "detail-events" }, eventStreamText(entry.eventStream))]);
+  if (entry.webSocket) facts.push(["WebSocket", el("span", { id: "detail-websocket" }, webSocketText(entry.webSocket))]);
+  const messages = entry.webSocket && el("table", { id: "detail-messages", className: "grid" });
+  if (messages) fillTable(messages, ["time", "direction", "kind", "message"], messageRows(entry.webSocket), "no message yet");
   const changes = el("table", { id: "detail-state-changes", className: "grid" });
   fillTable(changes, ["name", "from", "to", "for"],
     (entry.stateChanges || []).map((c) => [c.name, shown(c.from), shown(c.to), ms(c.forMs)]), "no state changed");
@@ -114,6 +166,7 @@ function drawDetail(entry) {
     el("div", { className: "detail-head" }, el("h2", {}, `${entry.method} ${entry.path}`),
       el("button", { id: "detail-close", type: "button" }, "Close")),
     el("dl", { className: "facts" }, facts.map(([name, value]) => [el("dt", {}, name), el("dd", {}, value)])),
+    ...(messages ? [el("h3", {}, `Messages (the last ${entry.webSocket.messages.length}, newest first)`), messages] : []),
     el("h3", {}, "Query"), query,
     el("h3", {}, "Body"), el("pre", { id: "detail-body", className: "body" }, bodyText(entry)),
     el("h3", {}, "State changes"), changes,

@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapHTTP
 import MishapSupport
 
 /// The journal's entries as `GET /__mishap/requests` answers them: JSON written straight into
@@ -102,6 +103,7 @@ struct JournalListing {
         if let range = entry.range { json.raw("range", Self.json(for: range).text) }
         if let stream = entry.eventStream { json.raw("eventStream", Self.json(for: stream).text) }
         if let resumed = entry.resumesStream { json.field("resumesStream", Int(resumed)) }
+        if let socket = entry.webSocket { json.raw("webSocket", Self.json(for: socket).text) }
         json.close()
     }
 
@@ -111,6 +113,52 @@ struct JournalListing {
         members.append(("lastEventId", stream.lastEventID.map { .string($0) } ?? .null))
         members.append(("retryMs", stream.retryMilliseconds.map { .int($0) } ?? .null))
         members.append(("ending", stream.ending.map { .string($0) } ?? .null))
+        return .object(members)
+    }
+
+    /// What passed on a WebSocket, as the journal shows it: a text message's start as text (cut
+    /// at a whole character), any other's as base64.
+    static func json(for socket: WebSocketRecord) -> JSON {
+        let messages = socket.messages.map { message -> JSON in
+            var members: [(String, JSON)] = [
+                ("time", .string(WallClock.iso8601(milliseconds: message.time))), ("direction", .string(message.direction)), ("kind", .string(message.kind)),
+                ("size", .int(message.size)),
+            ]
+            var kept = message.payload
+            if message.kind == "text" || message.kind == "close" {
+                // A close frame's reason after its two-byte code; a cut character is left out.
+                let start = message.kind == "close" ? min(2, kept.count) : 0
+                if message.kind == "close" {
+                    members.append(("code", kept.count >= 2 ? .int(Int(kept[0]) << 8 | Int(kept[1])) : .null))
+                }
+                var text = Array(kept[start...])
+                var trimmed = 0
+                while trimmed < 4, !text.isEmpty, String(validating: text, as: UTF8.self) == nil {
+                    text.removeLast()
+                    trimmed += 1
+                }
+                kept = text
+                members.append(("text", .string(String(decoding: text, as: UTF8.self))))
+                members.append(("truncated", .bool(start + kept.count < message.size)))
+            } else {
+                members.append(("base64", .string(Base64.encode(kept))))
+                members.append(("truncated", .bool(kept.count < message.size)))
+            }
+            return .object(members)
+        }
+        var members: [(String, JSON)] = [
+            ("sent", .int(socket.sent)), ("received", .int(socket.received)), ("over", .bool(socket.ending != nil)),
+            ("messages", .array(messages)),
+        ]
+        if let ending = socket.ending {
+            var how: [(String, JSON)] = [("how", .string(ending.how.rawValue))]
+            if let by = ending.by { how.append(("by", .string(by))) }
+            if let code = ending.code { how.append(("code", .int(code))) }
+            if let reason = ending.reason { how.append(("reason", .string(reason))) }
+            members.append(("ending", .object(how)))
+        } else {
+            members.append(("ending", .null))
+        }
         return .object(members)
     }
 

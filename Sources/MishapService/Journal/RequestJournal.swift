@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapHTTP
 import MishapSupport
 import Synchronization
 
@@ -56,6 +57,9 @@ public struct JournalEntry: Sendable {
     /// For a request carrying `Last-Event-ID`: the id of the entry of the same session's
     /// earlier stream whose last event id it sent (the stream it resumes), when there is one.
     public var resumesStream: UInt64? = nil
+    /// For a request upgraded to a WebSocket: its messages so far (counted, the last ones
+    /// kept) and how it ended.
+    public var webSocket: WebSocketRecord? = nil
     /// `MonotonicClock.nanoseconds()` when the entry was made, the start of its duration.
     var started: Int64 = 0
 
@@ -88,6 +92,37 @@ public struct EventStreamRecord: Sendable, Equatable {
         self.retryMilliseconds = retryMilliseconds
         self.ending = ending
         self.over = over
+    }
+}
+
+/// What passed on a WebSocket, as the journal keeps it: counts, the last `keptMessages`
+/// messages (each cut to 256 bytes), and how it ended. Bounded whatever the socket carries.
+public struct WebSocketRecord: Sendable, Equatable {
+    /// One message as kept.
+    public struct Message: Sendable, Equatable {
+        public var time: Int64
+        public var direction: String
+        public var kind: String
+        /// Its first 256 bytes.
+        public var payload: [UInt8]
+        public var size: Int
+    }
+    /// How many messages are kept, the oldest let go first.
+    public static let keptMessages = 20
+
+    public var sent = 0
+    public var received = 0
+    /// The last messages, oldest first.
+    public var messages: [Message] = []
+    /// nil while the socket is open.
+    public var ending: WebSocketOutcome?
+
+    public init() {}
+
+    mutating func add(_ message: Message, sent isSent: Bool) {
+        if isSent { sent += 1 } else { received += 1 }
+        if messages.count == Self.keptMessages { messages.removeFirst() }
+        messages.append(message)
     }
 }
 
@@ -230,6 +265,31 @@ public final class RequestJournal: Sendable {
                       entry.lastEventID == lastID else { continue }
                 ring.entries[position]!.resumesStream = id
             }
+        }
+    }
+
+    /// Notes what the stream of events of entry `id` sent so far, while it goes on.
+    func eventStreamSent(_ id: UInt64, _ record: EventStreamRecord) {
+        update(id) { entry in
+            if entry.eventStream?.over != true { entry.eventStream = record }
+        }
+    }
+
+    /// Notes a message passing on the WebSocket of entry `id`.
+    func webSocketMessage(_ id: UInt64, _ message: WebSocketRecord.Message) {
+        update(id) { entry in
+            var record = entry.webSocket ?? WebSocketRecord()
+            entry.webSocket = nil
+            record.add(message, sent: message.direction == "sent")
+            entry.webSocket = record
+        }
+    }
+
+    /// Notes how the WebSocket of entry `id` ended.
+    func webSocketEnded(_ id: UInt64, _ ending: WebSocketOutcome) {
+        update(id) { entry in
+            if entry.webSocket == nil { entry.webSocket = WebSocketRecord() }
+            entry.webSocket!.ending = ending
         }
     }
 
