@@ -54,6 +54,7 @@ Exit status: 0 fine, 1 a target missed widely (full run only), 2 something did n
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import re
@@ -447,6 +448,105 @@ async def hold_delayed(port: int, count: int, pid: int, path: str = DELAYED, ses
         "probe_max_ms": max(seconds for _, seconds in probes) * 1000,
         "probes": len(probes),
     }
+
+
+async def hold_streams(port: int, count: int, pid: int, open_stream, seconds: float) -> dict:
+    """Opens `count` streams with `open_stream(port)` (a coroutine that connects, starts the
+    stream and returns a coroutine reading until the stream has sent its second message, then
+    the writer), keeps them open `seconds`, and meanwhile samples the server's RSS and times
+    ordinary requests: a worker thread held by a waiting stream would make them wait. Returns the
+    figures."""
+    loop = asyncio.get_running_loop()
+
+    async def probe():
+        started = loop.time()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {SOMEONE} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        await writer.drain()
+        data = await reader.read()
+        writer.close()
+        return data.startswith(b"HTTP/1.1 200"), loop.time() - started
+
+    opened = await asyncio.wait_for(asyncio.gather(*(open_stream(port) for _ in range(count))), timeout=30)
+    readers = [asyncio.create_task(read) for read, _ in opened]
+    started = loop.time()
+    rss_samples, probes = [], []
+    while loop.time() - started < seconds:
+        rss_samples.append(rss_mib(pid))
+        probes.append(await asyncio.wait_for(probe(), timeout=5))
+        await asyncio.sleep(0.1)
+    flowing = await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), timeout=30)
+    for _, writer in opened:
+        writer.close()
+    return {
+        "flowing": sum(1 for result in flowing if result is True),
+        "rss": max(rss_samples),
+        "probe_ok": all(ok for ok, _ in probes),
+        "probe_max_ms": max(seconds for _, seconds in probes) * 1000,
+        "probes": len(probes),
+    }
+
+
+async def open_event_stream(port: int):
+    """A stream of Server-Sent Events from `GET /ticker` (the benchmark's streams.yaml): its
+    reader returns True once two events have come."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /ticker HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+    await writer.drain()
+
+    async def read():
+        seen = b""
+        while seen.count(b"data: tick") < 2:
+            piece = await reader.read(4096)
+            if not piece:
+                return False
+            seen += piece
+        return seen.startswith(b"HTTP/1.1 200")
+    return read(), writer
+
+
+async def open_web_socket(port: int):
+    """A WebSocket upgraded at `GET /socket` (the benchmark's streams.yaml): its reader returns
+    True once the script's two messages have come (unmasked text frames of 5 bytes)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write((f"GET /socket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    await writer.drain()
+
+    async def read():
+        seen = b""
+        while b"\x81\x05again" not in seen:
+            piece = await reader.read(4096)
+            if not piece:
+                return False
+            seen += piece
+        return seen.startswith(b"HTTP/1.1 101") and b"\x81\x05hello" in seen
+    return read(), writer
+
+
+STREAMS_YAML = """\
+endpoints:
+  - endpoint: GET /isUserNameAvailable
+    rules:
+      - name: available
+        respond: { json: { isAvailable: true } }
+  - endpoint: GET /ticker
+    rules:
+      - name: ticker
+        respond:
+          events:
+            - { data: tick, delay: 500ms }
+          repeat: true
+          heartbeat: 200ms
+  - endpoint: GET /socket
+    rules:
+      - name: socket
+        respond:
+          websocket:
+            send: [ { text: hello }, { text: again, delay: 1s } ]
+            end: { close: 1000, after: 10s }
+"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -857,6 +957,38 @@ def main() -> int:
                         "<= 40 MiB", shaped["rss"], "<=", (40.0,)))
         rows.append(Row(f"slowest of {shaped['probes']} requests of other sessions meanwhile (ms)", "",
                         f"{shaped['probe_max_ms']:.1f}", "", "<= 200 ms", shaped["probe_max_ms"], "<=", (200.0,)))
+        # -- 200 open streams of Server-Sent Events ---------------------------------------
+        log("streams: 200 event streams open at once (an event every 500 ms, heartbeats between)")
+        streams_folder = work / "streams"
+        streams_folder.mkdir(exist_ok=True)
+        (streams_folder / "streams.yaml").write_text(STREAMS_YAML)
+        m_streams = mishap("mishap-streams", streams_folder)
+        try:
+            streams = asyncio.run(hold_streams(m_streams.port, 200, m_streams.process.pid, open_event_stream, 2.0))
+        except (OSError, asyncio.TimeoutError) as error:
+            raise BenchError(f"200 event streams: {error!r}")
+        m_streams.stop()
+        log(f"  {streams}")
+        if streams["flowing"] != 200 or not streams["probe_ok"]:
+            raise BenchError(f"200 event streams: {streams['flowing']} of 200 flowing; probes all 200: {streams['probe_ok']}")
+        rows.append(Row("RSS with 200 event streams open (MiB)", "", f"{streams['rss']:.1f}", "",
+                        "<= 40 MiB", streams["rss"], "<=", (40.0,)))
+        rows.append(Row(f"slowest of {streams['probes']} ordinary requests meanwhile (ms)", "",
+                        f"{streams['probe_max_ms']:.1f}", "", "<= 200 ms", streams["probe_max_ms"], "<=", (200.0,)))
+        log("streams: 200 WebSockets open at once (a message, then another a second later)")
+        m_sockets = mishap("mishap-sockets", streams_folder)
+        try:
+            sockets = asyncio.run(hold_streams(m_sockets.port, 200, m_sockets.process.pid, open_web_socket, 2.0))
+        except (OSError, asyncio.TimeoutError) as error:
+            raise BenchError(f"200 WebSockets: {error!r}")
+        m_sockets.stop()
+        log(f"  {sockets}")
+        if sockets["flowing"] != 200 or not sockets["probe_ok"]:
+            raise BenchError(f"200 WebSockets: {sockets['flowing']} of 200 flowing; probes all 200: {sockets['probe_ok']}")
+        rows.append(Row("RSS with 200 WebSockets open (MiB)", "", f"{sockets['rss']:.1f}", "",
+                        "<= 40 MiB", sockets["rss"], "<=", (40.0,)))
+        rows.append(Row(f"slowest of {sockets['probes']} ordinary requests meanwhile (ms)", "",
+                        f"{sockets['probe_max_ms']:.1f}", "", "<= 200 ms", sockets["probe_max_ms"], "<=", (200.0,)))
         # -- a large rule set: load time, memory per rule, RSS across reloads --------------
         rows += rule_set_rows(args)
     except BenchError as error:
