@@ -99,6 +99,6 @@ import Testing
         // Let the watcher see the new folder (and settle) before a file appears in it.
         #expect(await eventually { service.reloads == 1 })
         try folder.write("more/x.yaml", "endpoint: GET /x\nrules:\n  - name: x\n    respond: { text: x }\n", inPlace: true)
-        #expect(try await eventually(within: .seconds(1)) { try await harness.get("/x").text == "x" })
+        #expect(try await eventually(within: .seconds(3)) { try await harness.get("/x").text == "x" })
     }
 }
