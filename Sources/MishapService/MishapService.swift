@@ -297,7 +297,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 upstream: upstreamURL(plan.destination), network: network, range: plan.bookkeeping.range,
                 eventStream: plan.stream.flatMap { if case .events = $0 { EventStreamRecord() } else { nil } }))
             plan.bookkeeping.completionTag = id
-            if let lastID = request.headerValue("Last-Event-ID") {
+            // Skipped until a stream of events was journaled: no request can resume one before.
+            if journal.mayResumeStreams, let lastID = request.headerValue("Last-Event-ID") {
                 journal.tieResume(id, session: session, lastID: lastID)
             }
         }

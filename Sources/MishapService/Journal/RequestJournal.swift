@@ -197,6 +197,12 @@ public final class RequestJournal: Sendable {
         var clears = 0
     }
     private let ring: Mutex<Ring>
+    /// Whether an entry with a stream of events was ever recorded: until one is, no request
+    /// can resume a stream, and its headers are not searched for `Last-Event-ID`.
+    private let eventStreamRecorded = Atomic<Bool>(false)
+
+    /// Whether a request could resume a stream of events this journal recorded (one was).
+    public var mayResumeStreams: Bool { eventStreamRecorded.load(ordering: .acquiring) }
 
     public init(capacity: Int, bodyLimit: Int = 64 << 10) {
         self.capacity = max(0, capacity)
@@ -212,6 +218,9 @@ public final class RequestJournal: Sendable {
         // replaces is freed after the lock is let go.
         if entry.body.count > bodyLimit { entry.body = Array(entry.body.prefix(bodyLimit)) }
         entry.started = MonotonicClock.nanoseconds()
+        if entry.eventStream != nil, !eventStreamRecorded.load(ordering: .relaxed) {
+            eventStreamRecorded.store(true, ordering: .releasing)
+        }
         var slot: JournalEntry? = .some(consume entry)
         return ring.withLock { ring in
             let id = ring.nextID
