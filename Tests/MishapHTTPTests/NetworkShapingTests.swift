@@ -27,13 +27,7 @@ import Testing
 
     /// What comes after a response's head until the stream ends (or 10 s pass).
     static func rest(of connection: RawHTTPConnection) throws -> ([UInt8], RawHTTPConnection.End) {
-        var received: [UInt8] = []
-        switch try connection.receivePiece() {
-        case .bytes(let bytes): received = bytes
-        case .closed: return (received, .closed)
-        case .failed(let code): return (received, code == ECONNRESET ? .reset : .failed(errno: code))
-        }
-        return (received, connection.read(into: &received, until: .now + .seconds(10)))
+        try connection.restOfStream(until: .now + .seconds(10))
     }
 
     /// 40 kB at 20 kB/s: about 2 s (the first tenth of a second's worth at once), whole.

@@ -43,13 +43,7 @@ import Testing
 
     /// After a head read with `toHead`, the body bytes until the stream ends, and how.
     static func rest(of connection: RawHTTPConnection) throws -> ([UInt8], RawHTTPConnection.End) {
-        var received: [UInt8] = []
-        switch try connection.receivePiece() {
-        case .bytes(let bytes): received = bytes
-        case .closed: return (received, .closed)
-        case .failed(let code): return (received, code == ECONNRESET ? .reset : .failed(errno: code))
-        }
-        return (received, connection.read(into: &received, until: .now + .seconds(10)))
+        try connection.restOfStream(until: .now + .seconds(10))
     }
 
     /// The story on one raw client: the download dies at byte 40,000 with a reset (the

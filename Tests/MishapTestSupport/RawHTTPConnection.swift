@@ -249,6 +249,21 @@ public final class RawHTTPConnection {
         return (pieces.flatMap(\.bytes), end)
     }
 
+    /// What comes after a response's head until the stream ends or `deadline` passes, and how
+    /// it ended (`.closed`, `.reset`, `.failed`, `.timedOut`).
+    public func restOfStream(until deadline: ContinuousClock.Instant) throws -> (bytes: [UInt8], end: End) {
+        var received: [UInt8] = []
+        switch try receivePiece() {
+        case .bytes(let bytes): received = bytes
+        case .closed: return (received, .closed)
+        case .failed(let code): return (received, code == ECONNRESET ? .reset : .failed(errno: code))
+        }
+        // Read first, then return: `return (received, read(into: &received, ...))` would make
+        // the tuple with the bytes as they were before the read (the first piece alone).
+        let end = read(into: &received, until: deadline)
+        return (received, end)
+    }
+
     /// Whether response bytes (or the end of the stream) are waiting, without consuming them or
     /// blocking.
     public var hasSomethingToRead: Bool {
