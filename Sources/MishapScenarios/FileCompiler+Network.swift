@@ -200,10 +200,10 @@ extension FileCompiler {
         return (0...1).contains(value) ? value : nil
     }
 
-    /// A byte count, or a percentage of the body (`40%`).
-    private mutating func byteMark(_ node: YAMLNode, what: String) -> ByteMark? {
+    /// A byte count, or a percentage of `whole` (`40%`): a profile's reset, a range's cut.
+    mutating func byteMark(_ node: YAMLNode, what: String, of whole: String = "the body") -> ByteMark? {
         guard let text = node.scalar?.string else {
-            error("\(what) must be a number of bytes, or a percentage of the body like '40%'", at: node)
+            error("\(what) must be a number of bytes, or a percentage of \(whole) like '40%'", at: node)
             return nil
         }
         if text.hasSuffix("%") {

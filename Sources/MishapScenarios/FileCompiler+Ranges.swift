@@ -49,7 +49,7 @@ extension FileCompiler {
             valid = false
         } else if let value = reset ?? close {
             let name = reset != nil ? "'resetAfterBytes'" : "'closeAfterBytes'"
-            if let mark = cutMark(value, what: name) { support.cut = RangeCut(mark: mark, closes: reset == nil) } else { valid = false }
+            if let mark = byteMark(value, what: name, of: "the body sent") { support.cut = RangeCut(mark: mark, closes: reset == nil) } else { valid = false }
         }
         if reset != nil || close != nil, let other = keyed.key("dribble") {
             let name = reset != nil ? "resetAfterBytes" : "closeAfterBytes"
@@ -85,22 +85,5 @@ extension FileCompiler {
             }
         }
         return valid
-    }
-
-    /// A byte count, or a percentage of the body sent (`40%`).
-    private mutating func cutMark(_ node: YAMLNode, what: String) -> ByteMark? {
-        guard let text = node.scalar?.string else {
-            error("\(what) must be a number of bytes, or a percentage of the body sent like '40%'", at: node)
-            return nil
-        }
-        if text.hasSuffix("%") {
-            guard let value = Self.fraction(text) else {
-                error("\(what) must be a percentage from 0% to 100%", at: node)
-                return nil
-            }
-            return .fraction(value)
-        }
-        return integer(node, what: what, in: 0...Int(Int32.max), expected: "0 or more bytes, or a percentage like '40%'")
-            .map(ByteMark.bytes)
     }
 }
