@@ -12,16 +12,12 @@ Run by `make test`:  python3 -m unittest discover -s Tests/python -v   (MISHAP_B
 import http.client
 import json
 import os
-import re
-import subprocess
 import tempfile
-import threading
 import time
 import unittest
 import uuid
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MISHAP = os.environ.get("MISHAP_BIN", os.path.join(REPO, ".build", "debug", "mishap"))
+from mishap_process import MishapProcess
 
 SCENARIO = """\
 endpoints:
@@ -78,24 +74,12 @@ class EventStreamTests(unittest.TestCase):
         cls.folder = tempfile.TemporaryDirectory()
         with open(os.path.join(cls.folder.name, "feed.yaml"), "w") as file:
             file.write(SCENARIO)
-        cls.process = subprocess.Popen(
-            [MISHAP, "serve", "--port", "0", "--scenarios", cls.folder.name, "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = cls.process.stdout.readline()
-        match = re.search(r"listening on http://([^:/]+):(\d+)", line)
-        if not match:
-            cls.process.kill()
-            raise RuntimeError(f"mishap did not start: {line!r}")
-        cls.host, cls.port = match.group(1), int(match.group(2))
-        cls.reader = threading.Thread(target=cls.process.stdout.read, daemon=True)
-        cls.reader.start()
+        cls.mishap = MishapProcess(cls.folder.name)
+        cls.host, cls.port = cls.mishap.host, cls.mishap.port
 
     @classmethod
     def tearDownClass(cls):
-        cls.process.terminate()
-        cls.process.wait(timeout=15)
-        cls.reader.join(timeout=5)
-        cls.process.stdout.close()
+        cls.mishap.stop()
         cls.folder.cleanup()
 
     def open(self, path, headers=None):

@@ -8,10 +8,6 @@ Run by `make test`:  python3 -m unittest discover -s Tests/python -v   (MISHAP_B
 """
 
 import json
-import os
-import re
-import subprocess
-import threading
 import time
 import unittest
 import urllib.error
@@ -19,32 +15,18 @@ import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MISHAP = os.environ.get("MISHAP_BIN", os.path.join(REPO, ".build", "debug", "mishap"))
+from mishap_process import DEFAULT_SCENARIOS, MishapProcess
 
 
 class NetworkTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.process = subprocess.Popen(
-            [MISHAP, "serve", "--port", "0", "--seed", "11", "--scenarios", os.path.join(REPO, "scenarios"),
-             "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = cls.process.stdout.readline()
-        match = re.search(r"listening on (http://\S+)", line)
-        if not match:
-            cls.process.kill()
-            raise RuntimeError(f"mishap did not start: {line!r}")
-        cls.url = match.group(1)
-        cls.reader = threading.Thread(target=cls.process.stdout.read, daemon=True)
-        cls.reader.start()
+        cls.mishap = MishapProcess(DEFAULT_SCENARIOS, "--seed", "11")
+        cls.url = cls.mishap.url
 
     @classmethod
     def tearDownClass(cls):
-        cls.process.terminate()
-        cls.process.wait(timeout=15)
-        cls.reader.join(timeout=5)
-        cls.process.stdout.close()
+        cls.mishap.stop()
 
     def put_network(self, session, profile, expect=200):
         request = urllib.request.Request(f"{self.url}/__mishap/network?session={session}", method="PUT",

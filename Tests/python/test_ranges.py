@@ -15,16 +15,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
-import threading
 import time
 import unittest
 import urllib.parse
 import uuid
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MISHAP = os.environ.get("MISHAP_BIN", os.path.join(REPO, ".build", "debug", "mishap"))
+from mishap_process import MishapProcess
 
 DATA = bytes((i * 7 + i // 251) % 256 for i in range(200_000))
 
@@ -148,24 +145,12 @@ class RangesFromPython(unittest.TestCase):
             file.write(DATA * 10)
         with open(os.path.join(cls.folder, "downloads.yaml"), "w") as file:
             file.write(SCENARIO)
-        cls.process = subprocess.Popen(
-            [MISHAP, "serve", "--port", "0", "--scenarios", cls.folder, "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = cls.process.stdout.readline()
-        match = re.search(r"listening on (http://\S+)", line)
-        if not match:
-            cls.process.kill()
-            raise RuntimeError(f"mishap did not start: {line!r}")
-        cls.url = match.group(1)
-        cls.reader = threading.Thread(target=cls.process.stdout.read, daemon=True)
-        cls.reader.start()
+        cls.mishap = MishapProcess(cls.folder)
+        cls.url = cls.mishap.url
 
     @classmethod
     def tearDownClass(cls):
-        cls.process.terminate()
-        cls.process.wait(timeout=15)
-        cls.reader.join(timeout=5)
-        cls.process.stdout.close()
+        cls.mishap.stop()
         shutil.rmtree(cls.folder, ignore_errors=True)
 
     def admin(self, method, path, body=None, **query):

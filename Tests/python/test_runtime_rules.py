@@ -10,11 +10,8 @@ MISHAP_BIN names another binary.
 """
 
 import json
-import os
-import re
 import subprocess
 import sys
-import threading
 import time
 import unittest
 import urllib.error
@@ -23,31 +20,18 @@ import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MISHAP = os.environ.get("MISHAP_BIN", os.path.join(REPO, ".build", "debug", "mishap"))
+from mishap_process import MishapProcess
 
 
 class Mishap:
     """A `mishap serve` on a free port, for the whole test class."""
 
     def __init__(self):
-        self.process = subprocess.Popen(
-            [MISHAP, "serve", "--port", "0", "--scenarios", os.path.join(REPO, "scenarios"), "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"listening on (http://\S+)", line)
-        if not match:
-            self.process.kill()
-            raise RuntimeError(f"mishap did not start: {line!r}")
-        self.url = match.group(1)
-        self.reader = threading.Thread(target=self.process.stdout.read, daemon=True)
-        self.reader.start()
+        self.server = MishapProcess()
+        self.url = self.server.url
 
     def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=15)
-        self.reader.join(timeout=5)
-        self.process.stdout.close()
+        self.server.stop()
 
     def call(self, method, path, body=None, **query):
         """An admin call: (status, parsed JSON)."""

@@ -16,7 +16,6 @@ import socket
 import ssl
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 import urllib.error
@@ -25,12 +24,11 @@ import uuid
 
 try:
     import websockets
-    from websockets.exceptions import ConnectionClosed, ConnectionClosedError, ConnectionClosedOK, InvalidStatus
+    from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidStatus
 except ImportError:  # pragma: no cover - make python-test-deps installs it
     websockets = None
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MISHAP = os.environ.get("MISHAP_BIN", os.path.join(REPO, ".build", "debug", "mishap"))
+from mishap_process import MISHAP, MishapProcess
 
 SCENARIO = """
 endpoints:
@@ -83,25 +81,13 @@ class WebSocketTests(unittest.TestCase):
         cls.folder = tempfile.mkdtemp(prefix="mishap-ws-")
         with open(os.path.join(cls.folder, "ws.yaml"), "w") as file:
             file.write(SCENARIO)
-        cls.process = subprocess.Popen(
-            [MISHAP, "serve", "--port", "0", "--scenarios", cls.folder, "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = cls.process.stdout.readline()
-        match = re.search(r"listening on http://(\S+)", line)
-        if not match:
-            cls.process.kill()
-            raise RuntimeError(f"mishap did not start: {line!r}")
-        cls.address = match.group(1)
+        cls.mishap = MishapProcess(cls.folder)
+        cls.address = cls.mishap.address
         cls.url = "ws://" + cls.address
-        cls.reader = threading.Thread(target=cls.process.stdout.read, daemon=True)
-        cls.reader.start()
 
     @classmethod
     def tearDownClass(cls):
-        cls.process.terminate()
-        cls.process.wait(timeout=15)
-        cls.reader.join(timeout=5)
-        cls.process.stdout.close()
+        cls.mishap.stop()
         shutil.rmtree(cls.folder, ignore_errors=True)
 
     def run_async(self, coroutine):
@@ -318,7 +304,7 @@ class WebSocketTests(unittest.TestCase):
 
     def test_200_sockets_at_once_hold_no_thread_each(self):
         def threads():
-            return len(os.listdir(f"/proc/{self.process.pid}/task"))
+            return len(os.listdir(f"/proc/{self.mishap.process.pid}/task"))
         before = threads() if os.path.isdir("/proc") else None
 
         async def talk():
@@ -345,11 +331,11 @@ class WebSocketTests(unittest.TestCase):
         self.assertEqual(message, "late")
 
     def test_300_sockets_with_faults_and_aborts_leave_nothing_open(self):
-        if not os.path.isdir(f"/proc/{self.process.pid}/fd"):
+        if not os.path.isdir(f"/proc/{self.mishap.process.pid}/fd"):
             self.skipTest("needs /proc")
 
         def descriptors():
-            return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+            return len(os.listdir(f"/proc/{self.mishap.process.pid}/fd"))
         before = descriptors()
 
         async def one(index):
