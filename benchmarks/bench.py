@@ -609,6 +609,22 @@ def rps(x: float) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def held_stream_rows(server, what, opener):
+    """Holds 200 streams of one kind (`opener`) open on `server` for 2 s while ordinary requests
+    are timed, stops the server, and returns its rows: RSS, and the slowest ordinary request."""
+    try:
+        held = asyncio.run(hold_streams(server.port, 200, server.process.pid, opener, 2.0))
+    except (OSError, asyncio.TimeoutError) as error:
+        raise BenchError(f"200 {what}: {error!r}")
+    server.stop()
+    log(f"  {held}")
+    if held["flowing"] != 200 or not held["probe_ok"]:
+        raise BenchError(f"200 {what}: {held['flowing']} of 200 flowing; probes all 200: {held['probe_ok']}")
+    return [Row(f"RSS with 200 {what} open (MiB)", "", f"{held['rss']:.1f}", "", "<= 40 MiB", held["rss"], "<=", (40.0,)),
+            Row(f"slowest of {held['probes']} ordinary requests meanwhile (ms)", "", f"{held['probe_max_ms']:.1f}", "",
+                "<= 200 ms", held["probe_max_ms"], "<=", (200.0,))]
+
+
 def rule_set_rows(args) -> list:
     """Loading a generated rule set (benchmarks/rule_load.py): 100,000 rules and 3 reloads, or
     10,000 and 2 for --smoke; the rows it adds to the table."""
@@ -962,33 +978,9 @@ def main() -> int:
         streams_folder = work / "streams"
         streams_folder.mkdir(exist_ok=True)
         (streams_folder / "streams.yaml").write_text(STREAMS_YAML)
-        m_streams = mishap("mishap-streams", streams_folder)
-        try:
-            streams = asyncio.run(hold_streams(m_streams.port, 200, m_streams.process.pid, open_event_stream, 2.0))
-        except (OSError, asyncio.TimeoutError) as error:
-            raise BenchError(f"200 event streams: {error!r}")
-        m_streams.stop()
-        log(f"  {streams}")
-        if streams["flowing"] != 200 or not streams["probe_ok"]:
-            raise BenchError(f"200 event streams: {streams['flowing']} of 200 flowing; probes all 200: {streams['probe_ok']}")
-        rows.append(Row("RSS with 200 event streams open (MiB)", "", f"{streams['rss']:.1f}", "",
-                        "<= 40 MiB", streams["rss"], "<=", (40.0,)))
-        rows.append(Row(f"slowest of {streams['probes']} ordinary requests meanwhile (ms)", "",
-                        f"{streams['probe_max_ms']:.1f}", "", "<= 200 ms", streams["probe_max_ms"], "<=", (200.0,)))
+        rows += held_stream_rows(mishap("mishap-streams", streams_folder), "event streams", open_event_stream)
         log("streams: 200 WebSockets open at once (a message, then another a second later)")
-        m_sockets = mishap("mishap-sockets", streams_folder)
-        try:
-            sockets = asyncio.run(hold_streams(m_sockets.port, 200, m_sockets.process.pid, open_web_socket, 2.0))
-        except (OSError, asyncio.TimeoutError) as error:
-            raise BenchError(f"200 WebSockets: {error!r}")
-        m_sockets.stop()
-        log(f"  {sockets}")
-        if sockets["flowing"] != 200 or not sockets["probe_ok"]:
-            raise BenchError(f"200 WebSockets: {sockets['flowing']} of 200 flowing; probes all 200: {sockets['probe_ok']}")
-        rows.append(Row("RSS with 200 WebSockets open (MiB)", "", f"{sockets['rss']:.1f}", "",
-                        "<= 40 MiB", sockets["rss"], "<=", (40.0,)))
-        rows.append(Row(f"slowest of {sockets['probes']} ordinary requests meanwhile (ms)", "",
-                        f"{sockets['probe_max_ms']:.1f}", "", "<= 200 ms", sockets["probe_max_ms"], "<=", (200.0,)))
+        rows += held_stream_rows(mishap("mishap-sockets", streams_folder), "WebSockets", open_web_socket)
         # -- a large rule set: load time, memory per rule, RSS across reloads --------------
         rows += rule_set_rows(args)
     except BenchError as error:
