@@ -50,10 +50,18 @@ function streamSummary(entry) {
   return "";
 }
 
-// Whether an entry may still change: no duration yet, or a stream still going on.
-function stillOpen(entry) {
-  return entry.durationMs === null || (entry.eventStream && !entry.eventStream.over)
-    || (entry.webSocket && !entry.webSocket.over);
+// Whether a stream of events or a WebSocket is going on, as the journal says.
+function stillLive(entry) {
+  return Boolean((entry.eventStream && !entry.eventStream.over) || (entry.webSocket && !entry.webSocket.over));
+}
+
+// Whether the page asks for an entry again: a stream or a socket for as long as it goes on (one
+// open for hours keeps showing its events and messages), any other request without a duration
+// for OPEN_FOR_MS after it came (a hang the server never ends is let go of), and none the
+// journal has let go of (`gone`: it would never change again).
+function followed(entry, now) {
+  if (entry.gone) return false;
+  return stillLive(entry) || (entry.durationMs === null && now - Date.parse(entry.time) < OPEN_FOR_MS);
 }
 
 // What of an entry the page shows that changes as it goes on.
