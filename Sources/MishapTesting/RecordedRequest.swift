@@ -59,8 +59,8 @@ public struct RecordedRequest: Sendable {
     /// whose stream sent that id last (the stream this one resumes); nil when none did.
     public let resumes: UInt64?
     /// For a request upgraded to a WebSocket (docs/websocket.md): the messages both ways so far
-    /// (the last 20), their counts, and how it ended (nil while it is open: `isOpen`); nil for
-    /// other requests.
+    /// (the last 20; none yet just after the upgrade), their counts, and how it ended (nil while
+    /// it is open: `isOpen`); nil for other requests.
     public let webSocket: WebSocketExchange?
 
     init(_ entry: JournalEntry) {
@@ -82,7 +82,10 @@ public struct RecordedRequest: Sendable {
         eventStream = entry.eventStream.map(EventStreamOutcome.init)
         lastEventID = entry.lastEventID
         resumes = entry.resumesStream
+        // The journal notes a socket at its first message; before that, its upgrade (101) has
+        // no duration while it is open.
         webSocket = entry.webSocket.map(WebSocketExchange.init)
+            ?? (entry.status == 101 && entry.durationNanoseconds == nil ? WebSocketExchange(WebSocketRecord()) : nil)
     }
 
     /// The first query parameter with this name (exact case), decoded; nil when there is none.

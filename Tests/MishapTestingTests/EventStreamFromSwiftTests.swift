@@ -66,6 +66,25 @@ import Testing
         }
     }
 
+    @Test func aStalledStreamIsLiveUntilTheClientLeavesThenEndsAsAStall() async throws {
+        let stalled = """
+            endpoint: GET /stalled
+            rules:
+              - { name: stalled, respond: { events: [ { id: 1, data: one } ], fault: stall } }
+            """
+        try await Mishap.withServer(scenarios: .yaml(stalled)) { mishap in
+            let session = mishap.session()
+            let connection = StreamConnection(URLRequest(url: mishap.url("/stalled")), configuration: session.configuration)
+            let live = try await session.waitForRequest(path: "/stalled") { $0.eventStream?.eventsSent == 1 }
+            #expect(live.eventStream?.isLive == true)
+            #expect(await eventually(within: .seconds(10)) { FeedClient.parse(connection.text).events.count == 1 })
+            connection.cancel()
+            _ = await connection.finished()
+            let left = try await session.waitForRequest(path: "/stalled") { $0.eventStream?.isLive == false }
+            #expect(left.eventStream?.ending == .stall && left.eventStream?.eventsSent == 1)
+        }
+    }
+
     @Test func aReconnectionWithAnIDNoStreamSentResumesNothing() async throws {
         try await Mishap.withServer(scenarios: .yaml(Self.live)) { mishap in
             let session = mishap.session()

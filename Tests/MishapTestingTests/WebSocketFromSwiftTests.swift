@@ -16,6 +16,10 @@ import Testing
                   websocket:
                     send: [ { text: hello } ]
                     replies: [ { when: { text: ping }, send: { text: pong } } ]
+          - endpoint: GET /quiet
+            rules:
+              - name: quiet
+                respond: { websocket: { replies: [ { when: { text: ping }, send: { text: pong } } ] } }
           - endpoint: GET /closing
             rules:
               - name: closing
@@ -52,6 +56,23 @@ import Testing
             #expect(over.messages(.received).last?.text == "done")
             #expect(over.messages.last?.direction == .sent && over.messages.last?.kind == .close)
             client.close()
+        }
+    }
+
+    @Test func aSocketIsOpenBeforeAnyMessagePasses() async throws {
+        try await Mishap.withServer(scenarios: .yaml(Self.yaml)) { mishap in
+            let session = mishap.session()
+            let client = try WebSocketTestClient(port: mishap.port, path: "/quiet", session: session)
+            let upgraded = try await session.waitForRequest(path: "/quiet") { $0.webSocket != nil }
+            let open = try #require(upgraded.webSocket)
+            #expect(open.isOpen && open.messages.isEmpty && open.sentCount == 0 && open.receivedCount == 0)
+            try client.send(opcode: 0x1, Array("ping".utf8))
+            #expect(try client.readMessage().payload == Array("pong".utf8))
+            let talked = try await session.waitForRequest(path: "/quiet") { $0.webSocket?.messages.count == 2 }
+            #expect(talked.webSocket?.isOpen == true && talked.webSocket?.messages.map(\.text) == ["ping", "pong"])
+            client.close()
+            let left = try await session.waitForRequest(path: "/quiet") { $0.webSocket?.isOpen == false }
+            #expect(left.webSocket?.ending?.how == .clientLeft)
         }
     }
 
