@@ -35,6 +35,12 @@ rules:
         replies: [ { when: { text: ping }, send: { text: pong } } ]
 """
 
+QUIET_RULE = """endpoint: GET /long-quiet
+rules:
+  - name: long quiet
+    respond: { websocket: { replies: [ { when: { text: ping }, send: { text: pong } } ] } }
+"""
+
 BUSY_RULES = """endpoints:
   - endpoint: GET /busy-feed
     rules:
@@ -127,6 +133,27 @@ class LongStreamsTests(DashboardTestCase):
             self.wait_for(lambda: "2 sent, 1 received" in self.row_status(session), "the socket was let go of after two minutes")
             client.sendall(masked(0x8, struct.pack("!H", 1000) + b"done"))
             self.wait_for(lambda: "3 sent, 2 received" in self.row_status(session), "the close frames did not show")
+        finally:
+            client.close()
+        self.wait_for(lambda: self.entry(session)["webSocket"]["over"], "the socket did not end")
+        last_id = self.driver.execute_script("return model.lastId;")
+        self.wait_for_polls_from(last_id, "the page kept asking for a socket that is closed")
+
+    def test_a_socket_silent_past_two_minutes_is_still_followed(self):
+        # No message yet: the journal has no `webSocket` for it, only its 101 without a duration.
+        session = new_session("long-quiet")
+        status, _ = self.mishap.admin("POST", "rules", QUIET_RULE, session=session)
+        self.assertEqual(status, 201)
+        self.open_page()
+        key = base64.b64encode(os.urandom(16)).decode()
+        client = self.connect(f"/__session/{session}/long-quiet", [("Upgrade", "websocket"), ("Connection", "Upgrade"),
+                                                                  ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13")])
+        try:
+            self.assertIn(b" 101 ", client.recv(4096).split(b"\r\n")[0] + b" ")
+            self.wait_for(lambda: self.row_status(session).startswith("101"), "no row for the socket")
+            self.driver.execute_script(LATER_JS)
+            client.sendall(masked(0x1, b"ping"))
+            self.wait_for(lambda: "1 sent, 1 received" in self.row_status(session), "the silent socket was let go of")
         finally:
             client.close()
         self.wait_for(lambda: self.entry(session)["webSocket"]["over"], "the socket did not end")

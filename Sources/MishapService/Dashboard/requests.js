@@ -50,9 +50,12 @@ function streamSummary(entry) {
   return "";
 }
 
-// Whether a stream of events or a WebSocket is going on, as the journal says.
+// Whether a stream of events or a WebSocket is going on, as the journal says. A socket that has
+// passed no message yet has no `webSocket`: its upgrade (101) has no duration while it is open.
 function stillLive(entry) {
-  return Boolean((entry.eventStream && !entry.eventStream.over) || (entry.webSocket && !entry.webSocket.over));
+  if (entry.eventStream) return !entry.eventStream.over;
+  if (entry.webSocket) return !entry.webSocket.over;
+  return entry.status === 101 && entry.durationMs === null;
 }
 
 // Whether the page asks for an entry again: a stream or a socket for as long as it goes on (one
