@@ -48,6 +48,20 @@ public struct RecordedRequest: Sendable {
     /// `Range` and `If-Range` the request carried, the status and `Content-Range` of the answer,
     /// its `ETag`, and the bytes sent before a cut; nil for other responses.
     public let range: RangeOutcome?
+    /// For an answer that was a stream of events (docs/streams.md): the events sent so far, the
+    /// last `id:` and `retry:`, and how it ended (nil while it goes on: `isLive`); nil for
+    /// other responses. The entry changes as the stream goes: read the request again (or wait
+    /// with `session.waitForRequest`) to see it grow.
+    public let eventStream: EventStreamOutcome?
+    /// The `Last-Event-ID` the request carried (a client reconnecting to a stream), as sent.
+    public let lastEventID: String?
+    /// For a request carrying `Last-Event-ID`: the `id` of the same session's earlier request
+    /// whose stream sent that id last (the stream this one resumes); nil when none did.
+    public let resumes: UInt64?
+    /// For a request upgraded to a WebSocket (docs/websocket.md): the messages both ways so far
+    /// (the last 20; none yet just after the upgrade), their counts, and how it ended (nil while
+    /// it is open: `isOpen`); nil for other requests.
+    public let webSocket: WebSocketExchange?
 
     init(_ entry: JournalEntry) {
         id = entry.id
@@ -65,6 +79,13 @@ public struct RecordedRequest: Sendable {
         stateChanges = entry.stateChanges.map { ($0.name, $0.from, $0.to) }
         bodyIncomplete = entry.bodyIncomplete
         range = entry.range
+        eventStream = entry.eventStream.map(EventStreamOutcome.init)
+        lastEventID = entry.lastEventID
+        resumes = entry.resumesStream
+        // The journal notes a socket at its first message; before that, its upgrade (101) has
+        // no duration while it is open.
+        webSocket = entry.webSocket.map(WebSocketExchange.init)
+            ?? (entry.status == 101 && entry.durationNanoseconds == nil ? WebSocketExchange(WebSocketRecord()) : nil)
     }
 
     /// The first query parameter with this name (exact case), decoded; nil when there is none.

@@ -5,6 +5,7 @@
 const API = "/__mishap/";                              // the admin API; the page is at /__mishap/ui/
 const POLL_MS = 1000;
 const OPEN_FOR_MS = 120000;                            // how long a request without a duration is asked for again
+const FOLLOW_CALLS = 3;                                // the most calls a poll makes for entries still open
 const PAGE = 100;                                      // the most new entries one poll fetches (without bodies)
 const HEALTH_EVERY = 5;                                // polls between two health checks
 const TOKEN_KEY = "mishap-admin-token";

@@ -56,25 +56,55 @@ async function loadScenarios() {
   fillForceEndpoints();
 }
 
-// Fetches the entries after the newest one held, and again those still open when fetched (a
+// Fetches the entries after the newest one held, and again those still followed (`followed`: a
 // delay, a hang: the server notes their duration when it is done; a stream of events or a
 // WebSocket going on: their events and messages as they pass); true when there were new ones.
+// A call from the oldest followed entry brings the newer ones too. When PAGE entries do not
+// reach the newest held (a stream open while many requests came), the next followed entry past
+// them gets a call of its own (FOLLOW_CALLS at most a round), and the new entries one more.
 // Rows need no bodies: a request's body is read when its detail is opened (`showDetail`).
 async function loadRequests() {
   const generation = model.generation;
-  const oldestOpen = model.entries.find((entry) => stillOpen(entry) && Date.now() - Date.parse(entry.time) < OPEN_FOR_MS);
-  const after = oldestOpen ? Math.min(model.lastId, oldestOpen.id - 1) : model.lastId;
+  const now = Date.now();
+  const open = model.entries.filter((entry) => followed(entry, now));
+  let covered = 0;   // every entry up to this id was fetched this round
+  let fresh = false;
+  for (let calls = 0; calls < FOLLOW_CALLS; calls += 1) {
+    const next = open.find((entry) => entry.id > covered);
+    if (!next) break;
+    const data = await fetchRequests(next.id - 1, generation);
+    if (!data) return false;
+    const last = data.requests.length ? data.requests[data.requests.length - 1].id : next.id - 1;
+    covered = data.requests.length < PAGE && !data.truncated ? Infinity : last;
+    // A followed entry the answer skipped is no longer in the journal: it will not change again.
+    const returned = new Set(data.requests.map((entry) => entry.id));
+    for (const entry of open) if (entry.id >= next.id && entry.id <= covered && !returned.has(entry.id)) entry.gone = true;
+    for (const entry of data.requests) if (entry.id <= model.lastId) updateEntry(entry);
+    fresh = addFresh(data) || fresh;
+    if (covered === Infinity) return fresh;   // everything up to the newest was in this answer
+  }
+  const data = await fetchRequests(model.lastId, generation);
+  return data ? addFresh(data) || fresh : false;
+}
+
+// One call for the entries after the id `after`, without bodies; null when the journal was read
+// again meanwhile, or reset from elsewhere (curl, a test, the command line: its rows are gone).
+async function fetchRequests(after, generation) {
   const data = await api("GET", "requests", { after, limit: PAGE, bodyBytes: 0 });
-  if (generation !== model.generation) return false;   // the journal was read again meanwhile
+  if (generation !== model.generation) return null;
   if (model.resets !== null && data.resets !== model.resets) {
-    resync();   // reset from elsewhere (curl, a test, the command line): its rows are gone
-    return false;
+    resync();
+    return null;
   }
   model.resets = data.resets;
+  return data;
+}
+
+// Adds the entries of `data` newer than the newest held as rows; true when there were some.
+function addFresh(data) {
   model.behind = data.requests.length >= PAGE || data.truncated;   // more may be waiting: fetched on the next rounds
   model.capacity = data.capacity;
   model.dropped = data.dropped;
-  for (const entry of data.requests) if (entry.id <= model.lastId) updateEntry(entry);
   const fresh = data.requests.filter((entry) => entry.id > model.lastId);
   if (!fresh.length) {
     updateRequestCount();

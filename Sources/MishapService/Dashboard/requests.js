@@ -50,10 +50,21 @@ function streamSummary(entry) {
   return "";
 }
 
-// Whether an entry may still change: no duration yet, or a stream still going on.
-function stillOpen(entry) {
-  return entry.durationMs === null || (entry.eventStream && !entry.eventStream.over)
-    || (entry.webSocket && !entry.webSocket.over);
+// Whether a stream of events or a WebSocket is going on, as the journal says. A socket that has
+// passed no message yet has no `webSocket`: its upgrade (101) has no duration while it is open.
+function stillLive(entry) {
+  if (entry.eventStream) return !entry.eventStream.over;
+  if (entry.webSocket) return !entry.webSocket.over;
+  return entry.status === 101 && entry.durationMs === null;
+}
+
+// Whether the page asks for an entry again: a stream or a socket for as long as it goes on (one
+// open for hours keeps showing its events and messages), any other request without a duration
+// for OPEN_FOR_MS after it came (a hang the server never ends is let go of), and none the
+// journal has let go of (`gone`: it would never change again).
+function followed(entry, now) {
+  if (entry.gone) return false;
+  return stillLive(entry) || (entry.durationMs === null && now - Date.parse(entry.time) < OPEN_FOR_MS);
 }
 
 // What of an entry the page shows that changes as it goes on.
