@@ -69,9 +69,15 @@ import Testing
     @Test func aMovedClockPassesTheSessionsQuotaWindowAndEndsItsOutage() async throws {
         try await Mishap.withServer(scenarios: defaultScenarios) { mishap in
             let mine = mishap.session(), other = mishap.session()
+            // The window slides: on a machine so loaded that a session's requests spread over
+            // 9 s or more, the first of them may have left it, and a sixth is rightly answered;
+            // what depends on that is checked only when the requests came closer together.
+            var firsts: [ContinuousClock.Instant] = []
             for session in [mine, other, nil] {
+                firsts.append(.now)
                 for _ in 1...5 { #expect(try await Self.send(mishap, "GET", "/search?q=swift", session: session).status == 200) }
                 let refused = try await Self.send(mishap, "GET", "/search?q=swift", session: session)
+                guard ContinuousClock.now - firsts.last! < .seconds(9) else { continue }
                 #expect(refused.status == 429)
                 #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1, "\(refused.headers)")
             }
@@ -79,8 +85,10 @@ import Testing
             let passed = try await Self.send(mishap, "GET", "/search?q=swift", session: mine)
             #expect(passed.status == 200, "the window passed for this session")
             #expect(passed.header("RateLimit-Remaining") == "4", "the 5 requests left the window: \(passed.headers)")
-            #expect(try await Self.send(mishap, "GET", "/search?q=swift", session: other).status == 429, "another session keeps its count")
-            #expect(try await Self.send(mishap, "GET", "/search?q=swift", session: nil).status == 429, "so do requests without a session")
+            let otherStill = try await Self.send(mishap, "GET", "/search?q=swift", session: other)
+            if ContinuousClock.now - firsts[1] < .seconds(9) { #expect(otherStill.status == 429, "another session keeps its count") }
+            let noSessionStill = try await Self.send(mishap, "GET", "/search?q=swift", session: nil)
+            if ContinuousClock.now - firsts[2] < .seconds(9) { #expect(noSessionStill.status == 429, "so do requests without a session") }
 
             // An outage window of 30 s (q=outage), ended by 30 s of the session's clock.
             let outage = mishap.session()
