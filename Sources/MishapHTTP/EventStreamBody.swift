@@ -216,17 +216,11 @@ final class EventStreamBody {
     /// a TCP socket is also disconnected (`connect` to `AF_UNSPEC`), which sends the RST at once
     /// (`tcp_disconnect`) and leaves the descriptor to libmicrohttpd, closed (docs/streams.md).
     private func resetNow() {
-        Socket.resetOnClose(socket)
-        #if os(Linux)
-        var address = sockaddr()
-        address.sa_family = sa_family_t(AF_UNSPEC)
-        _ = connect(socket, &address, socklen_t(MemoryLayout<sockaddr>.size))
-        #endif
-        shutdown(socket, Int32(SHUT_RD))
+        _ = SocketDrain.breakConnection(socket, closes: false)
     }
 
     /// The network profile's reset after `resetAt` bytes of the stream: once the client has
-    /// taken them (held 5 ms at a time, at most 2 s), a RST.
+    /// taken them (held 5 ms at a time, `SocketDrain`), a RST.
     private func resetByNetwork(at resetAt: Int) -> Int {
         if drain.shouldWait(for: resetAt), suspensions.hold(connection, milliseconds: SocketDrain.stepMilliseconds) { return 0 }
         progress.end(.reset)

@@ -8,7 +8,7 @@ import Glibc
 
 /// A body cut after N bytes (`ranges: { resetAfterBytes: N }` or `closeAfterBytes`): the bytes,
 /// then a reset (RST) or a close (FIN), so that the client has exactly N bytes of it. Before the
-/// break it waits (`SocketDrain`, at most 2 s, no thread held) until the client has taken the
+/// break it waits (`SocketDrain`, no thread held) until the client has taken the
 /// bytes. Under a network profile that shapes delivery the cut is `ShapedBody`'s instead, paced
 /// by the profile's bandwidth.
 final class RangeCutBody {
@@ -41,20 +41,7 @@ final class RangeCutBody {
             return count
         }
         if drain.shouldWait(for: cut), suspensions.hold(connection, milliseconds: SocketDrain.stepMilliseconds) { return 0 }
-        return Self.breakConnection(socket, closes: closes)
-    }
-
-    /// Breaks the connection after the bytes: a FIN (`closes`, the truncate fault's end, and
-    /// libmicrohttpd woken to close) or a RST (linger 0, and only the reading side shut, which
-    /// sends nothing but wakes libmicrohttpd's loop); returns the error end for libmicrohttpd.
-    static func breakConnection(_ socket: Int32, closes: Bool) -> Int {
-        if closes {
-            shutdown(socket, Int32(SHUT_RDWR))
-        } else {
-            Socket.resetOnClose(socket)
-            shutdown(socket, Int32(SHUT_RD))
-        }
-        return StreamedBody.endWithError
+        return SocketDrain.breakConnection(socket, closes: closes)
     }
 }
 

@@ -122,17 +122,14 @@ final class ShapedBody {
     /// The body (or its part before the reset) is sent: reset, close slowly, or end.
     private func finish(at position: Int) -> Int {
         if let resetAt {
-            // Held (suspended, 5 ms at a time, at most 2 s) until the client has taken the bytes
+            // Held (suspended, 5 ms at a time) until the client has taken the bytes
             // before the break: a reset throws away what the socket still holds, so a slow
             // reader got fewer than N. With no byte of the body to send, the wait also lets the
             // head reach the client: measured, an error end on this first read left the
             // connection open, the head not at the client, in 3 runs of 5 (docs/libmicrohttpd.md,
             // "A reset after some bytes of the body").
             if drain.shouldWait(for: resetAt), suspensions.hold(connection, milliseconds: SocketDrain.stepMilliseconds) { return 0 }
-            // A RST is linger 0 and no shutdown(SHUT_WR); shutting down the reading side sends
-            // nothing, but wakes libmicrohttpd's loop, so the close does not wait for another
-            // event (docs/libmicrohttpd.md, "A reset after some bytes of the body").
-            return RangeCutBody.breakConnection(socket, closes: cutCloses)
+            return SocketDrain.breakConnection(socket, closes: cutCloses)
         }
         if slowCloseMilliseconds > 0, !closeWaited {
             closeWaited = true

@@ -1,3 +1,5 @@
+import MishapSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,12 +14,15 @@ import Glibc
 /// `stepMilliseconds` (suspended, or on the WebSocket loop's timer: no thread waits) and asks
 /// again. It says yes until the socket is empty (nothing unsent, nothing unacknowledged:
 /// `TCP_INFO`), no byte more was acknowledged since the last look, and the peer has
-/// acknowledged at least N bytes since `start()`, for at most `limitMilliseconds`: a client
-/// that reads nothing for that long gets the break anyway. Used by every body that breaks after
+/// acknowledged at least N bytes since `start()`. A client that takes nothing for
+/// `limitMilliseconds` gets the break anyway; one that keeps taking bytes, however slowly, is
+/// waited for (its connection suspended, which costs no thread), since the bytes it has not
+/// yet read are bytes it was promised. Used by every body that breaks after
 /// N bytes (`RangeCutBody`, `ShapedBody`, `EventStreamBody`) and by a WebSocket's network
 /// reset. Touched by one thread at a time.
 final class SocketDrain {
     let socket: Int32
+    /// How long the break has waited since the peer last acknowledged a byte.
     private var heldMilliseconds = 0
     /// Whether the socket was looked at since the break, and how many bytes the peer had
     /// acknowledged then.
@@ -54,6 +59,7 @@ final class SocketDrain {
         let state = Self.socketState(socket)
         let taken = state.known ? state.acknowledged &- (acknowledgedBefore ?? 0) : UInt64.max
         guard state.pending || !looked || state.acknowledged != acknowledged || taken < UInt64(max(bytes, 0)) else { return false }
+        if looked, state.acknowledged != acknowledged { heldMilliseconds = 0 }
         looked = true
         acknowledged = state.acknowledged
         heldMilliseconds += Self.stepMilliseconds
@@ -75,5 +81,28 @@ final class SocketDrain {
             let notSent = raw.loadUnaligned(fromByteOffset: 144, as: UInt32.self)
             return (unacknowledged > 0 || notSent > 0, raw.loadUnaligned(fromByteOffset: 120, as: UInt64.self), true)
         }
+    }
+
+    /// Breaks the connection after the bytes, and returns the error end for libmicrohttpd: a
+    /// FIN (`closes`: `shutdown(SHUT_RDWR)`, which also wakes libmicrohttpd to close), or a RST.
+    /// The RST is linger 0, and on Linux the socket is also disconnected (`connect` to
+    /// `AF_UNSPEC`, `tcp_disconnect`), which sends it at once: left to libmicrohttpd's close
+    /// after an error end in a resumed connection's read, it waited for another event on the
+    /// connection (a download reset after 40 % was held open until the client gave up, 3 runs
+    /// of 3), as an event stream's reset did (docs/streams.md). The descriptor stays
+    /// libmicrohttpd's, closed.
+    static func breakConnection(_ socket: Int32, closes: Bool) -> Int {
+        if closes {
+            shutdown(socket, Int32(SHUT_RDWR))
+            return StreamedBody.endWithError
+        }
+        Socket.resetOnClose(socket)
+        #if os(Linux)
+        var address = sockaddr()
+        address.sa_family = sa_family_t(AF_UNSPEC)
+        _ = connect(socket, &address, socklen_t(MemoryLayout<sockaddr>.size))
+        #endif
+        shutdown(socket, Int32(SHUT_RD))
+        return StreamedBody.endWithError
     }
 }

@@ -182,6 +182,9 @@ final class WebSocketConnection {
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count > 0 {
+                // A finished socket whose last frames wait on its network profile reads and
+                // drops what comes, so a client cannot grow its input meanwhile.
+                if isFinished { continue }
                 input.append(contentsOf: buffer[0..<count])
                 if input.count > 2 * WebSocketScript.maximumMessageBytes + 64 { break }
                 if count < buffer.count { break }
