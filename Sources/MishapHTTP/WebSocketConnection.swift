@@ -96,7 +96,8 @@ final class WebSocketConnection {
             if nextSend < script.send.count { earliest = min(earliest ?? .max, nextSendAt) }
             if let endAt { earliest = min(earliest ?? .max, endAt) }
         }
-        for shaped in [shaper?.nextDeadline, drainCheckAt].compactMap({ $0 }) { earliest = min(earliest ?? .max, shaped) }
+        if let shaped = shaper?.nextDeadline { earliest = min(earliest ?? .max, shaped) }
+        if let drainCheckAt { earliest = min(earliest ?? .max, drainCheckAt) }
         return earliest
     }
 
