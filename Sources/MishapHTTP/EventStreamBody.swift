@@ -15,6 +15,13 @@ import Glibc
 /// `Suspensions.hangCheckMilliseconds` to see whether the client has left. Heartbeats are
 /// comment lines written while waiting. After the last event the stream ends cleanly, or as
 /// its fault says.
+///
+/// Under a network profile (`NetworkShaping`) its bytes go at the profile's bandwidth, with its
+/// per-chunk latency and jitter between pieces (`StreamPacer`): an event may arrive later than
+/// its schedule, never earlier, and never before the one ahead of it. The profile's
+/// `resetAfterBytes` counts the stream's bytes (events and heartbeats; a fraction is of one
+/// pass of the listed events) and resets the connection once they are sent and taken
+/// (`SocketDrain`); its `slowClose` holds the end of a stream that ends cleanly.
 final class EventStreamBody {
     let plan: EventStreamPlan
     let connection: OpaquePointer
@@ -38,14 +45,31 @@ final class EventStreamBody {
     private var flushedBeforeReset = false
     /// Set when the connection was suspended: on waking, the stream checks its client is there.
     private var held = false
+    /// The network profile's pacing, its reset after this many bytes of the stream, and its
+    /// slow close (milliseconds; 0: none).
+    private var pacer: StreamPacer?
+    private let resetAt: Int?
+    private let slowCloseMilliseconds: Int
+    private var closeWaited = false
+    /// Bytes of the stream handed to libmicrohttpd (events and heartbeats, before chunking).
+    private var streamBytes = 0
+    private let drain: SocketDrain
 
-    init(plan: EventStreamPlan, connection: OpaquePointer, suspensions: Suspensions, progress: EventStreamProgress) {
+    init(plan: EventStreamPlan, network: NetworkShaping? = nil, connection: OpaquePointer, suspensions: Suspensions,
+         progress: EventStreamProgress) {
         self.plan = plan
         self.connection = connection
         socket = mishap_connection_fd(connection)
         self.suspensions = suspensions
         self.progress = progress
+        pacer = network.flatMap { StreamPacer($0, largestPiece: Self.blockBytes) }
+        resetAt = network?.resetAfter.map { max($0.bytes(of: plan.events.reduce(0) { $0 + $1.bytes.count }), 0) }
+        slowCloseMilliseconds = network.map { max($0.slowCloseMilliseconds, 0) } ?? 0
+        drain = SocketDrain(socket: socket)
     }
+
+    /// libmicrohttpd's block for the stream: the most one read can fill.
+    static let blockBytes = 16 * 1024
 
     deinit {
         progress.released()
@@ -53,6 +77,8 @@ final class EventStreamBody {
 
     /// Fills `buffer`; returns the byte count, 0 to wait (the connection suspended), or an end marker.
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        drain.start()
+        if let resetAt, streamBytes >= resetAt { return resetByNetwork(at: resetAt) }
         if pendingSent < pending.count { return handOver(into: buffer, capacity: capacity) }
         let now = DispatchTime.now().uptimeNanoseconds
         if lastWrite == 0 { lastWrite = now }
@@ -106,7 +132,27 @@ final class EventStreamBody {
     }
 
     private func handOver(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
-        let count = min(pending.count - pendingSent, capacity)
+        var count = min(pending.count - pendingSent, capacity)
+        if let resetAt { count = min(count, resetAt - streamBytes) }
+        if var pacer {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let wait = pacer.wait(now: now)
+            if wait > 0 {
+                if held, suspensions.isStopping || Socket.peerClosed(socket) { return cutShort() }
+                // Held until the profile lets the next piece go (checking at least every quarter
+                // second that the client is there); a stopping server sends it at once.
+                let milliseconds = min(Int((wait + 999_999) / 1_000_000), Suspensions.hangCheckMilliseconds)
+                if suspensions.hold(connection, milliseconds: milliseconds) {
+                    held = true
+                    return 0
+                }
+            }
+            held = false
+            count = min(count, pacer.pieceBytes)
+            pacer.sent(count, now: now)
+            self.pacer = pacer
+        }
+        streamBytes += count
         pending.withUnsafeBufferPointer { source in
             UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + pendingSent, byteCount: count)
         }
@@ -122,6 +168,12 @@ final class EventStreamBody {
     private func finish() -> Int {
         switch plan.fault {
         case nil:
+            if slowCloseMilliseconds > 0, !closeWaited {
+                // The profile's slow close: the last event is out, the stream's end comes later
+                // (and the connection closes with it: `Connection: close`).
+                closeWaited = true
+                if suspensions.hold(connection, milliseconds: slowCloseMilliseconds) { return 0 }
+            }
             return StreamedBody.endOfStream
         case .close, .reset:
             if !flushedBeforeReset {
@@ -164,13 +216,16 @@ final class EventStreamBody {
     /// a TCP socket is also disconnected (`connect` to `AF_UNSPEC`), which sends the RST at once
     /// (`tcp_disconnect`) and leaves the descriptor to libmicrohttpd, closed (docs/streams.md).
     private func resetNow() {
-        Socket.resetOnClose(socket)
-        #if os(Linux)
-        var address = sockaddr()
-        address.sa_family = sa_family_t(AF_UNSPEC)
-        _ = connect(socket, &address, socklen_t(MemoryLayout<sockaddr>.size))
-        #endif
-        shutdown(socket, Int32(SHUT_RD))
+        _ = SocketDrain.breakConnection(socket, closes: false)
+    }
+
+    /// The network profile's reset after `resetAt` bytes of the stream: once the client has
+    /// taken them (held 5 ms at a time, `SocketDrain`), a RST.
+    private func resetByNetwork(at resetAt: Int) -> Int {
+        if drain.shouldWait(for: resetAt), suspensions.hold(connection, milliseconds: SocketDrain.stepMilliseconds) { return 0 }
+        progress.end(.reset)
+        resetNow()
+        return StreamedBody.endWithError
     }
 
     /// Ends the stream without its last chunk: the client left, or the server is stopping.

@@ -7,12 +7,16 @@ extension HTTPServer {
     /// `closeAfterBytes`): a download that dies on the way, for the client to resume.
     ///
     /// The body is a `RangeCutBody`, which makes sure the client has the N bytes before the
-    /// break. It is sent at once, also under a network profile with a bandwidth (whose latency
-    /// still comes first, in the plan's delay): through `ShapedBody`, which paces and resets, a
-    /// session at 100 kB/s got 10,000 of 40,000 bytes before the reset. `dribble` with a cut is
-    /// refused in files.
+    /// break. Under a network profile that shapes delivery it is a `ShapedBody` instead: paced
+    /// at the profile's bandwidth, and broken at the earlier of the rule's cut and the
+    /// profile's `resetAfterBytes` (the rule's on a tie), after the same wait for the client to
+    /// take the bytes. `dribble` with a cut is refused in files.
     func carryOutCut(_ plan: ResponsePlan, after: Int, on connection: OpaquePointer) -> MHD_Result {
-        let body = RangeCutBody(bytes: plan.body, cut: after, closes: plan.bookkeeping.range?.cutCloses == true,
+        let closes = plan.bookkeeping.range?.cutCloses == true
+        if let network = plan.network, network.shapesDelivery {
+            return carryOutShaped(plan, network, cut: (after, closes), on: connection)
+        }
+        let body = RangeCutBody(bytes: plan.body, cut: after, closes: closes,
                                 connection: connection, suspensions: suspensions)
         let context = Unmanaged.passRetained(body).toOpaque()
         guard let response = MHD_create_response_from_callback(UInt64(plan.body.count), 16 * 1024, readRangeCutBody, context,

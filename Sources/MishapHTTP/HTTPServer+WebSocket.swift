@@ -8,7 +8,15 @@ extension HTTPServer {
     /// script; or refuses the upgrade: the script's `refuse`, an HTTPS port (501), too many open
     /// sockets (503), a request that is not a WebSocket handshake (426, or 400 when it is a
     /// broken one).
+    /// A network profile's loss or offline window resets the connection before the 101; its
+    /// latency is the plan's delay, and the rest shapes the socket's frames (`WebSocketShaper`).
     func carryOutWebSocket(_ script: WebSocketScript, _ plan: ResponsePlan, on connection: OpaquePointer) -> MHD_Result {
+        if let fault = plan.fault {
+            // A network profile's loss or offline window (the only fault a socket's plan
+            // carries): no byte, a RST.
+            if fault == .reset { Socket.resetOnClose(mishap_connection_fd(connection)) }
+            return .NO
+        }
         if let status = script.refuse {
             return queue(.error(status, reason: "WebSocket upgrade refused by the scenario (refuse: \(status))"), on: connection)
         }
@@ -35,7 +43,7 @@ extension HTTPServer {
         }
         let limit = webSockets.connectionLimit.load(ordering: .relaxed)
         let reporter = plan.bookkeeping.completionTag != 0 ? observer.map { WebSocketReporter(tag: plan.bookkeeping.completionTag, observer: $0) } : nil
-        guard webSockets.expect(script, reporter: reporter, for: connection, limit: limit) else {
+        guard webSockets.expect(script, reporter: reporter, network: plan.network, for: connection, limit: limit) else {
             return queue(.error(503, reason: "Too many WebSocket connections open (at most \(limit))",
                                 headers: [Field("Retry-After", "1")]), on: connection)
         }

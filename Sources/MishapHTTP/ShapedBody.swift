@@ -11,7 +11,10 @@ import Glibc
 /// A body sent through a network profile (`ResponsePlan.network`): at a rate, in pieces with a
 /// latency and jitter between them, cut by a reset after some bytes, or followed by a slow
 /// close. libmicrohttpd pulls it piece by piece; between pieces the connection is suspended
-/// with a timer (`Suspensions.hold`), so no worker thread waits.
+/// with a timer (`Suspensions.hold`), so no worker thread waits. A rule's own cut (a range
+/// answer's `resetAfterBytes` or `closeAfterBytes`) is carried out here too when a profile
+/// shapes the answer: the earlier of the two cuts wins, the rule's on a tie. Before a reset or a
+/// cut's close it waits (`SocketDrain`) until the client has the bytes before it.
 final class ShapedBody {
     let bytes: [UInt8]
     let connection: OpaquePointer
@@ -23,8 +26,11 @@ final class ShapedBody {
     private let pieceBytes: Int
     private let chunkLatencyNanoseconds: UInt64
     private let chunkJitterMilliseconds: Int
-    /// The body bytes sent before the connection is reset; nil: no reset.
+    /// The body bytes sent before the connection is reset (or closed: `cutCloses`); nil: no reset.
     let resetAt: Int?
+    /// Whether the break at `resetAt` is a close (FIN: a rule's `closeAfterBytes`), not a reset.
+    let cutCloses: Bool
+    private let drain: SocketDrain
     /// After the last byte, hold the connection this long, then end the stream (closed).
     let slowCloseMilliseconds: Int
     /// A dribble's piece boundaries and due times (nanoseconds after the first read).
@@ -34,9 +40,10 @@ final class ShapedBody {
     /// When the next piece may go (uptime nanoseconds).
     private var nextDue: UInt64 = 0
     private var closeWaited = false
-    private var headFlushed = false
 
-    init(bytes: [UInt8], shaping: NetworkShaping, dribble: Dribble?, connection: OpaquePointer, suspensions: Suspensions) {
+    /// `cut`: a rule's own break after some bytes, beside the profile's.
+    init(bytes: [UInt8], shaping: NetworkShaping, dribble: Dribble?, cut: (bytes: Int, closes: Bool)? = nil,
+         connection: OpaquePointer, suspensions: Suspensions) {
         self.bytes = bytes
         self.connection = connection
         socket = mishap_connection_fd(connection)
@@ -45,7 +52,16 @@ final class ShapedBody {
         pieceBytes = rate.map { min(max($0 / 10, 1), Self.blockBytes) } ?? Self.blockBytes
         chunkLatencyNanoseconds = UInt64(max(shaping.chunkLatencyMilliseconds, 0)) * 1_000_000
         chunkJitterMilliseconds = max(shaping.chunkJitterMilliseconds, 0)
-        resetAt = shaping.resetAfter.map { min(max($0.bytes(of: bytes.count), 0), bytes.count) }
+        let profileReset = shaping.resetAfter.map { min(max($0.bytes(of: bytes.count), 0), bytes.count) }
+        let ruleCut = cut.map { (bytes: min(max($0.bytes, 0), bytes.count), closes: $0.closes) }
+        if let ruleCut, ruleCut.bytes <= (profileReset ?? Int.max) {
+            resetAt = ruleCut.bytes
+            cutCloses = ruleCut.closes
+        } else {
+            resetAt = profileReset
+            cutCloses = false
+        }
+        drain = SocketDrain(socket: socket)
         slowCloseMilliseconds = resetAt == nil ? shaping.slowCloseMilliseconds : 0
         if let dribble {
             let count = max(dribble.chunks, 1)
@@ -66,6 +82,7 @@ final class ShapedBody {
 
     /// Fills `buffer` from `position`; returns the byte count, 0 to wait, or an end marker.
     func read(at position: Int, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        drain.start()
         let end = resetAt ?? bytes.count
         guard position < end else { return finish(at: position) }
         let now = DispatchTime.now().uptimeNanoseconds
@@ -104,21 +121,15 @@ final class ShapedBody {
 
     /// The body (or its part before the reset) is sent: reset, close slowly, or end.
     private func finish(at position: Int) -> Int {
-        if resetAt != nil {
-            if position == 0, !headFlushed {
-                // No byte of the body goes. Measured: an error end on this first read left the
-                // connection open, the head not at the client, in 3 runs of 5; with a moment's
-                // wait first (suspended), the head arrived and the reset followed in 8 of 8
-                // (docs/libmicrohttpd.md, "A reset after some bytes of the body").
-                headFlushed = true
-                if suspensions.hold(connection, milliseconds: 5) { return 0 }
-            }
-            // A RST, not a FIN: linger 0, and no shutdown(SHUT_WR). Shutting down the reading
-            // side sends nothing, but wakes libmicrohttpd's loop, so the close does not wait for
-            // another event (docs/libmicrohttpd.md, "A reset after some bytes of the body").
-            Socket.resetOnClose(socket)
-            shutdown(socket, Int32(SHUT_RD))
-            return StreamedBody.endWithError
+        if let resetAt {
+            // Held (suspended, 5 ms at a time) until the client has taken the bytes
+            // before the break: a reset throws away what the socket still holds, so a slow
+            // reader got fewer than N. With no byte of the body to send, the wait also lets the
+            // head reach the client: measured, an error end on this first read left the
+            // connection open, the head not at the client, in 3 runs of 5 (docs/libmicrohttpd.md,
+            // "A reset after some bytes of the body").
+            if drain.shouldWait(for: resetAt), suspensions.hold(connection, milliseconds: SocketDrain.stepMilliseconds) { return 0 }
+            return SocketDrain.breakConnection(socket, closes: cutCloses)
         }
         if slowCloseMilliseconds > 0, !closeWaited {
             closeWaited = true
@@ -143,8 +154,10 @@ extension HTTPServer {
     /// Sends a plan through its network shaping (`NetworkShaping.shapesDelivery`): its body at
     /// the profile's rate (a dribble capped by it), cut by a reset, or closed slowly.
     @inline(never)
-    func carryOutShaped(_ plan: ResponsePlan, _ shaping: NetworkShaping, on connection: OpaquePointer) -> MHD_Result {
-        let body = ShapedBody(bytes: plan.body, shaping: shaping, dribble: plan.dribble, connection: connection,
+    /// `cut`: a range answer's own break (`carryOutCut`), the earlier of it and the profile's wins.
+    func carryOutShaped(_ plan: ResponsePlan, _ shaping: NetworkShaping, cut: (bytes: Int, closes: Bool)? = nil,
+                        on connection: OpaquePointer) -> MHD_Result {
+        let body = ShapedBody(bytes: plan.body, shaping: shaping, dribble: plan.dribble, cut: cut, connection: connection,
                               suspensions: suspensions)
         var plan = plan
         var size = UInt64(plan.body.count)

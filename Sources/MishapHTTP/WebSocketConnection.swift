@@ -18,13 +18,13 @@ final class WebSocketConnection {
     /// Bytes read and not yet a whole frame.
     private var input: [UInt8] = []
     /// Bytes to write, from `written` on.
-    private var output: [UInt8] = []
-    private var written = 0
+    var output: [UInt8] = []
+    var written = 0
     /// A fragmented message being put together, and its opcode.
     private var fragments: [UInt8] = []
     private var fragmentOpcode: UInt8?
 
-    private enum Phase {
+    enum Phase {
         /// Messages flow.
         case open
         /// The server sent its close frame (or a broken frame): it waits for the client's close
@@ -34,7 +34,7 @@ final class WebSocketConnection {
         /// given up on).
         case finished(WebSocketLoop.Finish)
     }
-    private var phase = Phase.open
+    var phase = Phase.open
     private var pingsStalled = false
 
     /// The next scripted message and when it is due; then when `end` is due.
@@ -47,6 +47,12 @@ final class WebSocketConnection {
     private let reporter: WebSocketReporter?
     /// How the socket ends: the first cause noted.
     private var ending: WebSocketOutcome?
+    /// The network profile's latency, bandwidth and reset on the frames sent; nil: none, or
+    /// let go of (the client left, the server is stopping). Its reset waits on `drain`, looked
+    /// at again at `drainCheckAt`.
+    var shaper: WebSocketShaper?
+    let drain: SocketDrain
+    var drainCheckAt: Int64?
 
     /// At most this many bytes wait to be written: a client that does not read while it asks
     /// for more is dropped.
@@ -54,8 +60,12 @@ final class WebSocketConnection {
     /// How long the server waits for a client's close frame after its own.
     static let closingMilliseconds: Int64 = 2_000
 
-    init(socket: Int32, handle: OpaquePointer, script: WebSocketScript, extra: [UInt8], now: Int64, reporter: WebSocketReporter? = nil) {
+    init(socket: Int32, handle: OpaquePointer, script: WebSocketScript, extra: [UInt8], now: Int64, reporter: WebSocketReporter? = nil,
+         network: NetworkShaping? = nil) {
         self.socket = socket
+        shaper = network.flatMap { WebSocketShaper($0, script: script) }
+        drain = SocketDrain(socket: socket)
+        if shaper?.resetAt != nil { drain.start() }
         self.reporter = reporter
         self.handle = handle
         self.script = script
@@ -71,17 +81,24 @@ final class WebSocketConnection {
 
     var wantsToWrite: Bool { written < output.count }
 
+    /// Whether the loop may let go of the socket: finished, and no frame still waiting for the
+    /// network profile to let it go.
+    var canLetGo: Bool { isFinished && (shaper?.isEmpty ?? true) }
+
     /// The earliest moment something is due (a message, a reply, the end, the closing deadline).
     var nextDeadline: Int64? {
+        var earliest: Int64?
         switch phase {
-        case .finished: return nil
-        case .closing(let deadline): return deadline
+        case .finished: break
+        case .closing(let deadline): earliest = deadline
         case .open:
-            var earliest: Int64? = replyQueue.first?.at
+            earliest = replyQueue.first?.at
             if nextSend < script.send.count { earliest = min(earliest ?? .max, nextSendAt) }
             if let endAt { earliest = min(earliest ?? .max, endAt) }
-            return earliest
         }
+        if let shaped = shaper?.nextDeadline { earliest = min(earliest ?? .max, shaped) }
+        if let drainCheckAt { earliest = min(earliest ?? .max, drainCheckAt) }
+        return earliest
     }
 
     /// Starts the script once the loop has the socket: what is due now is sent, then the
@@ -95,6 +112,7 @@ final class WebSocketConnection {
 
     /// Sends what is due at `now`.
     func runTimers(now: Int64) {
+        if shaper != nil, runShaper(now: now) { return }
         switch phase {
         case .finished: return
         case .closing(let deadline):
@@ -133,7 +151,7 @@ final class WebSocketConnection {
         switch ending {
         case .close(let code, let reason):
             sendClose(code: code, reason: reason, how: .close)
-            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+            phase = .closing(deadline: closingDeadline())
         case .drop:
             noteEnding(WebSocketOutcome(how: .drop))
             phase = .finished(.drop)
@@ -143,12 +161,12 @@ final class WebSocketConnection {
             // Reserved bits 1-3 set and the reserved opcode 3: no client may accept it.
             noteEnding(WebSocketOutcome(how: .garbage))
             queue([0xF3, 0x04] + Array("bad!".utf8))
-            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+            phase = .closing(deadline: closingDeadline())
         case .oversized:
             // A binary frame announcing 2^62 bytes, and a few of them.
             noteEnding(WebSocketOutcome(how: .oversized))
             queue(WebSocketFrames.header(opcode: WebSocketFrames.binary, length: 1 << 62) + [UInt8](repeating: 0x78, count: 16))
-            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+            phase = .closing(deadline: closingDeadline())
         case .reset:
             // A text message announcing 1,024 bytes, half of them sent, then a reset.
             noteEnding(WebSocketOutcome(how: .reset))
@@ -165,13 +183,17 @@ final class WebSocketConnection {
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count > 0 {
+                // A finished socket whose last frames wait on its network profile reads and
+                // drops what comes, so a client cannot grow its input meanwhile.
+                if isFinished { continue }
                 input.append(contentsOf: buffer[0..<count])
                 if input.count > 2 * WebSocketScript.maximumMessageBytes + 64 { break }
                 if count < buffer.count { break }
                 continue
             }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { break }
-            // The client closed its side, or reset: nothing more will come.
+            // The client closed its side, or reset: nothing more will come (nor go).
+            shaper = nil
             handleFrames()
             if !isFinished {
                 noteEnding(WebSocketOutcome(how: .clientLeft))
@@ -278,7 +300,7 @@ final class WebSocketConnection {
         noteEnding(WebSocketOutcome(how: how, by: "server", code: code, reason: reason))
         queue(WebSocketFrames.closeFrame(code: code, reason: reason))
         if case .open = phase {
-            phase = .closing(deadline: MonotonicClock.milliseconds() + Self.closingMilliseconds)
+            phase = .closing(deadline: closingDeadline())
         }
     }
 
@@ -290,7 +312,7 @@ final class WebSocketConnection {
         reporter.observer.webSocketMessage(tag: reporter.tag, WebSocketMessageNote(direction: direction, kind: kind, payload: payload))
     }
 
-    private func noteEnding(_ how: WebSocketOutcome) {
+    func noteEnding(_ how: WebSocketOutcome) {
         if ending == nil { ending = how }
     }
 
@@ -301,12 +323,21 @@ final class WebSocketConnection {
             output.removeAll(keepingCapacity: true)
             written = 0
         }
-        guard output.count - written + bytes.count <= Self.maximumOutputBytes else {
+        guard output.count - written + (shaper?.waitingBytes ?? 0) + bytes.count <= Self.maximumOutputBytes else {
             noteEnding(WebSocketOutcome(how: .clientTooSlow))
             phase = .finished(.drop)
+            shaper = nil
             return
         }
-        output.append(contentsOf: bytes)
+        if let shaper {
+            let now = MonotonicClock.milliseconds()
+            shaper.add(bytes, now: now)
+            output.append(contentsOf: shaper.release(now: now))
+            // Its reset reached: the loop looks at the socket again at once (`runShaper`).
+            if shaper.reachedReset, drainCheckAt == nil { drainCheckAt = now }
+        } else {
+            output.append(contentsOf: bytes)
+        }
         writable()
     }
 
@@ -323,6 +354,7 @@ final class WebSocketConnection {
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
             // The client is gone: what is left is never written.
             written = output.count
+            shaper = nil
             if !isFinished {
                 noteEnding(WebSocketOutcome(how: .clientLeft))
                 phase = .finished(.graceful)
@@ -333,6 +365,7 @@ final class WebSocketConnection {
 
     /// The server is stopping: a close frame (1001, going away) if it fits the socket's buffer.
     func goAway() {
+        shaper = nil
         if case .open = phase { sendClose(code: 1001, reason: "server stopping", how: .serverStopped) }
         noteEnding(WebSocketOutcome(how: .serverStopped))
         phase = .finished(.graceful)

@@ -42,7 +42,7 @@ final class WebSocketLoop: @unchecked Sendable {
         /// Scripts waiting for their connection's upgrade, keyed by the connection's pointer,
         /// with when they were expected. A 101 that is never written (the client left) never
         /// calls the handler: entries older than a minute are dropped as new ones come.
-        var expected: [UInt: (script: WebSocketScript, reporter: WebSocketReporter?, since: Int64)] = [:]
+        var expected: [UInt: (script: WebSocketScript, reporter: WebSocketReporter?, network: NetworkShaping?, since: Int64)] = [:]
         /// Connections upgraded and not yet taken by the thread.
         var arriving: [WebSocketConnection] = []
         var thread: OwnThread?
@@ -65,13 +65,15 @@ final class WebSocketLoop: @unchecked Sendable {
     /// fewer than `limit` sockets are open or expected; false (nothing remembered) otherwise.
     /// Upgrades answered but not yet handed over count: checking open sockets alone let a
     /// client whose 101 had come, but whose socket the loop had not yet taken, go uncounted.
-    /// `reporter`, when given, is told of the socket's messages and of its end.
-    func expect(_ script: WebSocketScript, reporter: WebSocketReporter? = nil, for connection: OpaquePointer, limit: Int) -> Bool {
+    /// `reporter`, when given, is told of the socket's messages and of its end; `network`, when
+    /// given, shapes the frames the socket sends (`WebSocketShaper`).
+    func expect(_ script: WebSocketScript, reporter: WebSocketReporter? = nil, network: NetworkShaping? = nil,
+                for connection: OpaquePointer, limit: Int) -> Bool {
         let now = MonotonicClock.milliseconds()
         return shared.withLock { shared in
             if shared.expected.count >= 64 { shared.expected = shared.expected.filter { now - $0.value.since < 60_000 } }
             guard shared.open + shared.expected.count < limit else { return false }
-            shared.expected[Self.key(connection)] = (script, reporter, now)
+            shared.expected[Self.key(connection)] = (script, reporter, network, now)
             return true
         }
     }
@@ -100,7 +102,8 @@ final class WebSocketLoop: @unchecked Sendable {
                 guard startLocked(&shared) else { return false }
             }
             shared.arriving.append(WebSocketConnection(socket: socket, handle: handle, script: expected.script, extra: extra,
-                                                       now: MonotonicClock.milliseconds(), reporter: expected.reporter))
+                                                       now: MonotonicClock.milliseconds(), reporter: expected.reporter,
+                                                       network: expected.network))
             shared.open += 1
             if let wake = shared.wake { Self.poke(wake.write) }
             return true
@@ -175,9 +178,10 @@ final class WebSocketLoop: @unchecked Sendable {
                 return
             }
             // Finished ones are let go before polling again.
-            let finished = connections.filter { $0.isFinished }
+            // (A finished one whose frames still wait on its network profile stays till they go.)
+            let finished = connections.filter { $0.canLetGo }
             if !finished.isEmpty {
-                connections.removeAll { $0.isFinished }
+                connections.removeAll { $0.canLetGo }
                 letGo(finished)
                 continue
             }

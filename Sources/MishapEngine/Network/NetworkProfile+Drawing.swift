@@ -27,7 +27,8 @@ extension NetworkProfile {
             profile: displayName, addedLatencyMilliseconds: added, downBytesPerSecond: downBytesPerSecond,
             chunkLatencyMilliseconds: latencyPerChunk ? (latency.map { $0.typicalMilliseconds } ?? 0) : 0,
             chunkJitterMilliseconds: latencyPerChunk ? jitterMilliseconds : 0,
-            resetAfter: resetAfter, slowCloseMilliseconds: slowCloseMilliseconds, resetReason: lost ? "loss" : nil)
+            resetAfter: resetAfter, slowCloseMilliseconds: slowCloseMilliseconds, resetReason: lost ? "loss" : nil,
+            messageLatency: latency, messageJitterMilliseconds: jitterMilliseconds)
     }
 
     /// What the profile does to a request body on its way in, or nil when nothing.

@@ -22,10 +22,15 @@ public final class NetworkShaping: Sendable {
     /// What the plan's reset before any byte stands for (`loss`, `offline`), for the journal;
     /// nil when the profile did not reset the answer.
     public let resetReason: String?
+    /// The profile's latency and jitter, drawn again for each message a WebSocket sends (a
+    /// message crosses the network as an answer does); nil and 0 when it has none.
+    public let messageLatency: NetworkLatency?
+    public let messageJitterMilliseconds: Int
 
     public init(profile: String, addedLatencyMilliseconds: Int = 0, downBytesPerSecond: Int? = nil,
                 chunkLatencyMilliseconds: Int = 0, chunkJitterMilliseconds: Int = 0, resetAfter: ByteMark? = nil,
-                slowCloseMilliseconds: Int = 0, resetReason: String? = nil) {
+                slowCloseMilliseconds: Int = 0, resetReason: String? = nil, messageLatency: NetworkLatency? = nil,
+                messageJitterMilliseconds: Int = 0) {
         self.profile = profile
         self.addedLatencyMilliseconds = addedLatencyMilliseconds
         self.downBytesPerSecond = downBytesPerSecond
@@ -34,11 +39,21 @@ public final class NetworkShaping: Sendable {
         self.resetAfter = resetAfter
         self.slowCloseMilliseconds = slowCloseMilliseconds
         self.resetReason = resetReason
+        self.messageLatency = messageLatency
+        self.messageJitterMilliseconds = messageJitterMilliseconds
     }
 
     /// Whether the server has anything to do on the socket beyond the plan's delay and fault.
     public var shapesDelivery: Bool {
         downBytesPerSecond != nil || resetAfter != nil || slowCloseMilliseconds > 0
+    }
+
+    /// Whether a stream (events or a WebSocket) has anything to do beyond the plan's delay and
+    /// fault: what `shapesDelivery` says, or a latency per piece or per message. A plain answer
+    /// pays its latency once, in the plan's delay; a stream's later pieces pay it again.
+    public var shapesStream: Bool {
+        shapesDelivery || chunkLatencyMilliseconds > 0 || chunkJitterMilliseconds > 0 || messageLatency != nil
+            || messageJitterMilliseconds > 0
     }
 }
 

@@ -55,7 +55,7 @@ extension MishapService {
     /// Changes `plan` as `shaping` says: its latency added to the plan's delay (a rule's fault
     /// still happens, after it); a loss resets the connection after the latency, an offline
     /// window at once, and neither is sent on to an upstream; what happens on the socket goes
-    /// in `plan.network`.
+    /// in `plan.network` (for a stream, also a latency per piece or per message).
     static func apply(_ shaping: NetworkShaping, to plan: inout ResponsePlan) {
         if let reason = shaping.resetReason {
             plan.fault = .reset
@@ -67,7 +67,7 @@ extension MishapService {
             if !plan.destination.isHere { plan.destination = .here }
         } else {
             plan.delayMilliseconds = min(plan.delayMilliseconds + shaping.addedLatencyMilliseconds, DurationText.maximumMilliseconds)
-            if shaping.shapesDelivery { plan.network = shaping }
+            if shaping.shapesDelivery || (plan.stream != nil && shaping.shapesStream) { plan.network = shaping }
         }
         plan.prepared = nil
     }
