@@ -1,0 +1,57 @@
+import MishapRecording
+import MishapScenarios
+import MishapSupport
+
+/// One rule of an imported endpoint, before it is written: its name and aliases, a comment
+/// saying where it comes from, whether it answers only when forced (`chance: 0`), and its
+/// answer.
+struct ImportedRule {
+    var name: String
+    var aliases: [String] = []
+    var comment: String
+    var forcedOnly = true
+    var status: Int
+    var body: Body = .none
+    /// Delivery keys written as they are (`fault: reset`, `hang: true`).
+    var delivery: [String] = []
+
+    /// The answer's body.
+    enum Body {
+        case none
+        case json(JSONTree)
+        case text(String, contentType: String?)
+        case base64([UInt8], contentType: String)
+    }
+
+    /// The rule as lines of a list item indented `indent` spaces.
+    func lines(indent: Int, flow: inout FlowYAML) -> [String] {
+        let pad = String(repeating: " ", count: indent)
+        var out = [pad + "# " + comment.replacingOccurrences(of: "\n", with: " ")]
+        out.append(pad + "- name: " + YAMLQuoting.quoted(name))
+        if !aliases.isEmpty { out.append(pad + "  aliases: [" + aliases.map(YAMLQuoting.quoted).joined(separator: ", ") + "]") }
+        if forcedOnly { out.append(pad + "  chance: 0") }
+        out.append(pad + "  respond:")
+        let inner = pad + "    "
+        if status != 200 || delivery.isEmpty { out.append(inner + "status: \(status)") }
+        out += delivery.map { inner + $0 }
+        switch body {
+        case .none: break
+        case .json(let value):
+            var rendered = flow.lines(value, indent: indent + 6)
+            if rendered.count == 1 && indent + 10 + rendered[0].count - (indent + 6) <= FlowYAML.width {
+                out.append(inner + "json: " + rendered[0].drop(while: { $0 == " " }))
+            } else {
+                out.append(inner + "json:")
+                rendered = rendered.isEmpty ? [] : rendered
+                out += rendered
+            }
+        case .text(let text, let contentType):
+            out.append(inner + "text: " + YAMLQuoting.quoted(text))
+            if let contentType { out.append(inner + "contentType: " + YAMLQuoting.quoted(contentType)) }
+        case .base64(let bytes, let contentType):
+            out.append(inner + "base64: " + YAMLQuoting.quoted(Base64.encode(bytes)))
+            out.append(inner + "contentType: " + YAMLQuoting.quoted(contentType))
+        }
+        return out
+    }
+}
