@@ -4,8 +4,11 @@ import MishapScenarios
 /// the body (breadth first, an array's first item standing for all) where each change applies.
 /// A change with no place to apply (no enum, no array, no date) is not made.
 enum DecoderVariants {
-    /// How many items the very long array has (or one more than `maxItems` when that is more).
+    /// How many items the very long array has: 1,000, fewer (at least 100) when its items are
+    /// large enough to take the body past `longArrayBytes`, and one more than `maxItems` when
+    /// that is more. Hundreds of imported endpoints are all held in memory while served.
     static let longArrayCount = 1000
+    static let longArrayBytes = 256 * 1024
     /// The member added by `extraField`.
     static let extraFieldName = "mishapUnexpectedField"
     /// The value `unknownEnumValue` puts where an enum is.
@@ -48,7 +51,8 @@ enum DecoderVariants {
             add("emptyArray", "the array '\(describe(site.path))' empty", body.replacing(at: site.path, with: .array([])))
             if let first = items.first {
                 let maximum = site.schema["maxItems"]?.numberText.flatMap { Int($0) } ?? 0
-                let count = min(max(longArrayCount, maximum + 1), 100_000)
+                let fitting = max(100, min(longArrayCount, longArrayBytes / max(1, first.jsonText.utf8.count + 1)))
+                let count = min(max(fitting, maximum + 1), 100_000)
                 add("longArray", "the array '\(describe(site.path))' with \(count) items",
                     body.replacing(at: site.path, with: .array(Array(repeating: first, count: count))))
             }

@@ -4,7 +4,8 @@ import MishapScenarios
 /// A JSON value written as YAML flow text, which reads like JSON: every string and key
 /// double-quoted with `YAMLQuoting` (the recorder's quoting, so no value depends on YAML's
 /// rules for plain scalars), numbers, booleans and `null` plain. A value that does not fit on
-/// one line is spread over lines, each indented deeper than the key it belongs to. A run of
+/// one line is spread over lines like pretty-printed JSON, each indented deeper than the key it
+/// belongs to (as YAML asks of flow content). A run of
 /// equal items in a list is written once with an anchor and then as aliases (`&r1 {...},
 /// *r1, *r1`), so a very long list stays a short file.
 struct FlowYAML {
@@ -15,29 +16,36 @@ struct FlowYAML {
 
     private var anchors = 0
 
-    /// The value on one line, if it fits `room` columns, or else on lines indented `indent`.
+    /// The value on one line when it fits in `width` columns at `indent`, or else spread over
+    /// lines as pretty-printed JSON is: the opening bracket on the first line, members and items
+    /// on lines of their own indented two more, the closing bracket at `indent`. Every line is
+    /// indented `indent` spaces (the caller puts the first line after a key if it likes).
     mutating func lines(_ value: JSONTree, indent: Int) -> [String] {
-        let single = oneLine(value)
-        if indent + single.count <= Self.width { return [String(repeating: " ", count: indent) + single] }
         let pad = String(repeating: " ", count: indent)
+        var out = tail(value, indent: indent)
+        out[0] = pad + out[0]
+        return out
+    }
+
+    /// The value's lines: the first without indentation (it follows a key or a bracket), the
+    /// others indented for `indent`.
+    private mutating func tail(_ value: JSONTree, indent: Int) -> [String] {
+        let single = oneLine(value)
+        if indent + single.count <= Self.width { return [single] }
+        let pad = String(repeating: " ", count: indent)
+        let inner = pad + "  "
         switch value {
         case .object(let object):
-            var out = [pad + "{"]
+            var out = ["{"]
             for (offset, member) in object.members.enumerated() {
-                let comma = offset == object.members.count - 1 ? "" : ","
-                let key = YAMLQuoting.quoted(member.key) + ":"
-                var inner = lines(member.value, indent: indent + 4)
-                if inner.count == 1 {
-                    out.append(pad + "  " + key + " " + inner[0].drop(while: { $0 == " " }) + comma)
-                } else {
-                    out.append(pad + "  " + key)
-                    inner[inner.count - 1] += comma
-                    out += inner
-                }
+                var rendered = tail(member.value, indent: indent + 2)
+                rendered[0] = inner + YAMLQuoting.quoted(member.key) + ": " + rendered[0]
+                if offset < object.members.count - 1 { rendered[rendered.count - 1] += "," }
+                out += rendered
             }
             return out + [pad + "}"]
         case .array(let items):
-            var out = [pad + "["]
+            var out = ["["]
             let groups = runs(items)
             var line = ""
             for (offset, group) in groups.enumerated() {
@@ -46,16 +54,18 @@ struct FlowYAML {
                 if group.count >= Self.shortestRun {
                     anchors += 1
                     let name = "r\(anchors)"
-                    rendered = lines(group.item, indent: indent + 2)
-                    rendered[0] = pad + "  &\(name) " + rendered[0].drop(while: { $0 == " " })
+                    rendered = tail(group.item, indent: indent + 2)
+                    rendered[0] = inner + "&\(name) " + rendered[0]
                     rendered[rendered.count - 1] += ","
                     if !line.isEmpty { out.append(line); line = "" }
                     out += rendered
                     for index in 1..<group.count {
                         let alias = "*\(name)" + (last && index == group.count - 1 ? "" : ",")
-                        if line.isEmpty { line = pad + "  " + alias } else if line.count + alias.count + 1 > Self.width {
+                        if line.isEmpty {
+                            line = inner + alias
+                        } else if line.count + alias.count + 1 > Self.width {
                             out.append(line)
-                            line = pad + "  " + alias
+                            line = inner + alias
                         } else {
                             line += " " + alias
                         }
@@ -63,7 +73,8 @@ struct FlowYAML {
                     continue
                 }
                 for index in 0..<group.count {
-                    rendered = lines(group.item, indent: indent + 2)
+                    rendered = tail(group.item, indent: indent + 2)
+                    rendered[0] = inner + rendered[0]
                     if !(last && index == group.count - 1) { rendered[rendered.count - 1] += "," }
                     if !line.isEmpty { out.append(line); line = "" }
                     out += rendered
@@ -72,7 +83,7 @@ struct FlowYAML {
             if !line.isEmpty { out.append(line) }
             return out + [pad + "]"]
         default:
-            return [pad + single]
+            return [single]
         }
     }
 

@@ -19,6 +19,10 @@ struct ImportedRule {
     enum Body {
         case none
         case json(JSONTree)
+        /// JSON written with an anchor (`&name`), for later rules of the file to repeat.
+        case anchoredJSON(JSONTree, anchor: String)
+        /// The JSON of an anchor written above (`*name`).
+        case aliasedJSON(anchor: String)
         case text(String, contentType: String?)
         case base64([UInt8], contentType: String)
     }
@@ -36,15 +40,19 @@ struct ImportedRule {
         out += delivery.map { inner + $0 }
         switch body {
         case .none: break
-        case .json(let value):
+        case .json(let value), .anchoredJSON(let value, _):
             var rendered = flow.lines(value, indent: indent + 6)
-            if rendered.count == 1 && indent + 10 + rendered[0].count - (indent + 6) <= FlowYAML.width {
+            if case .anchoredJSON(_, let anchor) = body {
+                rendered[0] = String(repeating: " ", count: indent + 6) + "&\(anchor) " + rendered[0].drop(while: { $0 == " " })
+            }
+            if rendered.count == 1 && rendered[0].count + 6 - 2 <= FlowYAML.width {
                 out.append(inner + "json: " + rendered[0].drop(while: { $0 == " " }))
             } else {
                 out.append(inner + "json:")
-                rendered = rendered.isEmpty ? [] : rendered
                 out += rendered
             }
+        case .aliasedJSON(let anchor):
+            out.append(inner + "json: *\(anchor)")
         case .text(let text, let contentType):
             out.append(inner + "text: " + YAMLQuoting.quoted(text))
             if let contentType { out.append(inner + "contentType: " + YAMLQuoting.quoted(contentType)) }

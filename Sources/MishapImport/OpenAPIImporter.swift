@@ -124,10 +124,24 @@ public enum OpenAPIImporter {
         var flow = FlowYAML()
         var lines = [header, "# The transport failures of the endpoints of \(source), added to them through extends: delete",
                      "# this file to leave them out. Each answers only when forced (X-Mishap-Rule or mishap force).", "endpoints:"]
+        var anchors = 0
         for endpoint in endpoints {
             lines.append("  - extends: " + quoted(endpoint.declaration))
             lines.append("    rules:")
-            for rule in endpoint.transportFailures { lines += rule.lines(indent: 6, flow: &flow) }
+            // The success body, written once per endpoint and repeated by alias.
+            var anchor: String?
+            for var rule in endpoint.transportFailures {
+                if case .json(let value) = rule.body {
+                    if let anchor {
+                        rule.body = .aliasedJSON(anchor: anchor)
+                    } else {
+                        anchors += 1
+                        anchor = "success\(anchors)"
+                        rule.body = .anchoredJSON(value, anchor: anchor ?? "")
+                    }
+                }
+                lines += rule.lines(indent: 6, flow: &flow)
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
