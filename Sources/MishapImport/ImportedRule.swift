@@ -27,6 +27,24 @@ struct ImportedRule {
         case base64([UInt8], contentType: String)
     }
 
+    /// The content type of a JSON body written as bytes.
+    static let jsonContentType = "application/json; charset=utf-8"
+
+    /// The body as Mishap sends it without placeholders: a `json` or `text` body holding `{{`
+    /// would be read as a placeholder, so such a body is written as its bytes (`base64`), as
+    /// the recorder writes a body it cannot inline.
+    var literalBody: Body {
+        switch body {
+        case .json(let value), .anchoredJSON(let value, _):
+            let text = value.jsonText
+            return text.contains("{{") ? .base64(Array(text.utf8), contentType: Self.jsonContentType) : body
+        case .text(let text, let contentType) where text.contains("{{"):
+            return .base64(Array(text.utf8), contentType: contentType ?? "text/plain; charset=utf-8")
+        default:
+            return body
+        }
+    }
+
     /// The rule as lines of a list item indented `indent` spaces.
     func lines(indent: Int, flow: inout FlowYAML) -> [String] {
         let pad = String(repeating: " ", count: indent)
@@ -38,6 +56,7 @@ struct ImportedRule {
         let inner = pad + "    "
         if status != 200 || delivery.isEmpty { out.append(inner + "status: \(status)") }
         out += delivery.map { inner + $0 }
+        let body = literalBody
         switch body {
         case .none: break
         case .json(let value), .anchoredJSON(let value, _):

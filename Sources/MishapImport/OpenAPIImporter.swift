@@ -131,7 +131,7 @@ public enum OpenAPIImporter {
             // The success body, written once per endpoint and repeated by alias.
             var anchor: String?
             for var rule in endpoint.transportFailures {
-                if case .json(let value) = rule.body {
+                if case .json(let value) = rule.literalBody {
                     if let anchor {
                         rule.body = .aliasedJSON(anchor: anchor)
                     } else {
