@@ -25,6 +25,7 @@ enum DecoderVariants {
         var inObject: Bool
     }
 
+    /// The variants of `body`, a success answer of `schema`, in the order their rules are written.
     static func make(body: JSONTree, schema: JSONTree, resolver: ReferenceResolver) throws(ReferenceResolver.Problem) -> [DecoderVariant] {
         let sites = try sitesOf(body: body, schema: schema, resolver: resolver)
         var variants: [DecoderVariant] = []

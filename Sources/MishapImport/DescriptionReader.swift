@@ -23,6 +23,7 @@ enum DescriptionReader {
     /// reads at most 16 MiB.
     static let maximumSize = 16 * 1024 * 1024
 
+    /// The description in the file at `path`, or why it cannot be imported.
     static func read(_ path: String) throws(ImportFailure) -> OpenAPIDescription {
         let bytes: [UInt8]
         switch FileSystem.readRegularFile(path, limit: maximumSize) {

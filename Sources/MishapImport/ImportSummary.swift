@@ -20,6 +20,7 @@ public struct ImportSummary: Sendable, CustomStringConvertible {
     /// What `mishap validate` would warn about.
     public internal(set) var warnings: [String] = []
 
+    /// Counts the endpoints of one path file.
     mutating func add(_ imported: [ImportedEndpoint]) {
         for endpoint in imported {
             endpoints += 1
@@ -30,6 +31,7 @@ public struct ImportSummary: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The summary as printed: counts, what was removed, kept and skipped, and the validation.
     public var description: String {
         var lines = [
             "Imported \(title) \(version) (OpenAPI \(openAPIVersion)) from \(file) into \(directory):",

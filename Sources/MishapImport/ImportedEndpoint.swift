@@ -20,6 +20,7 @@ struct ImportedEndpoint {
 struct RuleNames {
     private var taken: Set<String> = []
 
+    /// `wanted` as an identifier, numbered when the endpoint has it already; taken from now on.
     mutating func name(_ wanted: String) -> String {
         var name = Self.identifier(wanted)
         var number = 2
@@ -31,6 +32,7 @@ struct RuleNames {
         return name
     }
 
+    /// The aliases of `wanted` that are still free, taken from now on.
     mutating func aliases(_ wanted: [String]) -> [String] {
         var kept: [String] = []
         for alias in wanted where !taken.contains(alias.lowercased()) {

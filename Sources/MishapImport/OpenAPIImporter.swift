@@ -88,6 +88,7 @@ public enum OpenAPIImporter {
         return nil
     }
 
+    /// Why a part was skipped, for the summary.
     static func describe(_ problem: Error) -> String {
         switch problem as? ReferenceResolver.Problem {
         case .external(let reference)?: return "external $ref '\(reference)' not followed (only references within the file are); skipped"
@@ -102,12 +103,14 @@ public enum OpenAPIImporter {
         String(text.map { $0.isNewline ? " " : $0 })
     }
 
+    /// What the rules of a generated file are, under its header line.
     private static let explanation = [
         "# Every rule but the last of an endpoint has chance: 0: it answers only when forced, with the",
         "# X-Mishap-Rule header or mishap force. Remove the first line to keep your edits: an import with",
         "# --overwrite replaces only the files that start with it.",
     ]
 
+    /// The scenario file of one path: its operations' endpoints and rules.
     static func pathFile(header: String, endpoints: [ImportedEndpoint]) -> String {
         var flow = FlowYAML()
         var lines = [header] + explanation + ["endpoints:"]
@@ -120,6 +123,7 @@ public enum OpenAPIImporter {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The file that adds the transport failures to the endpoints of one path through `extends`.
     static func transportFile(header: String, source: String, endpoints: [ImportedEndpoint]) -> String {
         var flow = FlowYAML()
         var lines = [header, "# The transport failures of the endpoints of \(source), added to them through extends: delete",
@@ -146,6 +150,7 @@ public enum OpenAPIImporter {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `text` as a double-quoted YAML scalar.
     private static func quoted(_ text: String) -> String {
         FlowYAML().oneLine(.string(text))
     }

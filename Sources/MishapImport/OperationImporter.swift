@@ -24,6 +24,7 @@ struct OperationImporter {
         var fromExample: Bool
     }
 
+    /// The endpoint of `operation`, at `method` and `path`.
     mutating func endpoint(method: String, path: String, operation: JSONTree.Object) throws(ReferenceResolver.Problem) -> ImportedEndpoint {
         let declaration = "\(method) \(path)"
         var names = RuleNames()
@@ -82,6 +83,7 @@ struct OperationImporter {
         return 500
     }
 
+    /// The object a value or its `$ref` names, or nil.
     private func resolved(_ value: JSONTree) -> JSONTree.Object? {
         (try? resolver.resolve(value))?.value.object
     }

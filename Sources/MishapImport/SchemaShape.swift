@@ -64,7 +64,6 @@ struct SchemaShape {
         nullable = nullable || other.nullable
     }
 
-    var isObject: Bool { types.first == "object" }
-    var isArray: Bool { types.first == "array" }
+    /// An integer or a number: what `numberAsString` changes.
     var isNumeric: Bool { types.first == "integer" || types.first == "number" }
 }

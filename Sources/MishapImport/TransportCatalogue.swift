@@ -4,6 +4,8 @@ import MishapScenarios
 /// (docs/default-scenarios.md): a reset, a connection closed without a byte, garbage, bodies cut
 /// short three ways, a hang, a slow answer and a dribbled one. Each answers only when forced.
 enum TransportCatalogue {
+    /// The catalogue's rules for an endpoint whose success answer is `status` and `body`, named
+    /// in `names` (a name the endpoint has already gets a number).
     static func rules(success status: Int, body: ImportedRule.Body, names: inout RuleNames) -> [ImportedRule] {
         func rule(_ name: String, _ comment: String, _ delivery: [String], body withBody: Bool) -> ImportedRule {
             ImportedRule(name: names.name(name), comment: comment, status: status, body: withBody ? body : .none, delivery: delivery)

@@ -43,7 +43,9 @@ public indirect enum JSONTree: Sendable, Equatable {
             }
         }
 
+        /// The keys in order.
         public var keys: [String] { members.map(\.key) }
+        /// Whether the object has no member.
         public var isEmpty: Bool { members.isEmpty }
 
         public static func == (left: Object, right: Object) -> Bool {
@@ -80,6 +82,7 @@ public indirect enum JSONTree: Sendable, Equatable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends the compact JSON text of the value to `out`.
     private func append(to out: inout [UInt8]) {
         switch self {
         case .null: out += Array("null".utf8)
