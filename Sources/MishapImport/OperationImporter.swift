@@ -37,9 +37,11 @@ struct OperationImporter {
             guard let answer = try answer(member.value, status: status, place: "\(declaration) \(member.key)") else { continue }
             let reference = member.value["$ref"]?.string
             let statusName = member.key == "default" ? "default" : "status" + member.key
-            let wanted = reference.map(ReferenceResolver.name(of:)) ?? (member.key == "default" ? "defaultError" : RuleNames.statusNames[status] ?? statusName)
+            // The usual name of an exact status (not of a range such as 4XX), or of `default`'s 500.
+            let usual = Int(member.key) != nil || member.key == "default" ? RuleNames.statusNames[status] : nil
+            let wanted = reference.map(ReferenceResolver.name(of:)) ?? (member.key == "default" ? "defaultError" : usual ?? statusName)
             let name = names.name(wanted)
-            let aliases = names.aliases([statusName, RuleNames.statusNames[status]].compactMap { $0 }.filter { $0 != name })
+            let aliases = names.aliases([statusName, usual].compactMap { $0 }.filter { $0 != name })
             let described = resolved(member.value)?["description"]?.string.map { ": \($0)" } ?? ""
             rules.append(ImportedRule(name: name, aliases: aliases,
                                       comment: "declared response \(member.key)\(described)",
