@@ -12,6 +12,8 @@ struct ImportedRule {
     var forcedOnly = true
     var status: Int
     var body: Body = .none
+    /// Response headers, as declared with example values.
+    var headers: [(name: String, value: String)] = []
     /// Delivery keys written as they are (`fault: reset`, `hang: true`).
     var delivery: [String] = []
 
@@ -55,6 +57,9 @@ struct ImportedRule {
         out.append(pad + "  respond:")
         let inner = pad + "    "
         if status != 200 || delivery.isEmpty { out.append(inner + "status: \(status)") }
+        if !headers.isEmpty {
+            out.append(inner + "headers: { " + headers.map { YAMLQuoting.quoted($0.name) + ": " + YAMLQuoting.quoted($0.value) }.joined(separator: ", ") + " }")
+        }
         out += delivery.map { inner + $0 }
         let body = literalBody
         switch body {

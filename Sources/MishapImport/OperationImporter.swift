@@ -22,6 +22,8 @@ struct OperationImporter {
         var body: ImportedRule.Body
         var schema: JSONTree?
         var fromExample: Bool
+        /// The declared response headers, with example values.
+        var headers: [(name: String, value: String)] = []
     }
 
     /// The endpoint of `operation`, at `method` and `path`.
@@ -45,7 +47,7 @@ struct OperationImporter {
             let described = resolved(member.value)?["description"]?.string.map { ": \($0)" } ?? ""
             rules.append(ImportedRule(name: name, aliases: aliases,
                                       comment: "declared response \(member.key)\(described)",
-                                      status: answer.status, body: answer.body))
+                                      status: answer.status, body: answer.body, headers: answer.headers))
             errorRules += 1
         }
         var success = Answer(status: 200, body: .none, schema: nil, fromExample: false)
@@ -72,7 +74,7 @@ struct OperationImporter {
         let about = [operation["operationId"]?.string, operation["summary"]?.string].compactMap { $0 }.joined(separator: ": ")
         rules.append(ImportedRule(name: names.name("success"),
                                   comment: "the success answer (\(successCode ?? "none declared")), \(success.fromExample ? "the description's example" : "made from its schema")",
-                                  forcedOnly: false, status: success.status, body: success.body))
+                                  forcedOnly: false, status: success.status, body: success.body, headers: success.headers))
         let transport = TransportCatalogue.rules(success: success.status, body: success.body, names: &names)
         return ImportedEndpoint(declaration: declaration, about: about, rules: rules, transportFailures: transport,
                                 exampleAnswer: success.fromExample, errorRules: errorRules, variantRules: variants)
@@ -102,6 +104,13 @@ struct OperationImporter {
             notes.append("\(place): external $ref '\(reference)' not followed; the response is left out")
             return nil
         }
+        var answer = try bodyAnswer(object, status: status, place: place)
+        answer?.headers = try ResponseHeaders.values(object["headers"], resolver: resolver, generator: &generator)
+        return answer
+    }
+
+    /// The body part of a response's answer (see `answer`).
+    private mutating func bodyAnswer(_ object: JSONTree.Object, status: Int, place: String) throws(ReferenceResolver.Problem) -> Answer? {
         guard status != 204, status != 304, let content = object["content"]?.object, !content.isEmpty else {
             return Answer(status: status, body: .none, schema: nil, fromExample: false)
         }
