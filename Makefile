@@ -41,22 +41,25 @@ run: release
 	@echo "mishap: serving $(SCENARIOS) at the URL on the line 'mishap listening on ...' below; press Ctrl-C to stop it"
 	.build/release/mishap serve --scenarios $(SCENARIOS) $(ARGS)
 
-## install: the release binary to PREFIX/bin and the default scenarios to PREFIX/share/mishap,
+## install: the release binaries (mishap, and mishap-import, which `mishap import` runs from
+## beside it) to PREFIX/bin and the default scenarios to PREFIX/share/mishap,
 ## where `mishap serve` finds them when the current folder has no ./scenarios. PREFIX is
 ## /usr/local for root or when /usr/local/bin is writable, else ~/.local (no sudo needed);
 ## `make install PREFIX=/opt/mishap` chooses. DESTDIR stages a package.
 PREFIX ?= $(if $(or $(filter 0,$(shell id -u)),$(shell test -w /usr/local/bin && echo yes)),/usr/local,$(HOME)/.local)
 install: release
+	@SWIFT="$(SWIFT)" PRODUCT=mishap-import scripts/build-release.sh >/dev/null
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/mishap"
 	install -m 0755 .build/release/mishap "$(DESTDIR)$(PREFIX)/bin/mishap"
+	install -m 0755 .build/release/mishap-import "$(DESTDIR)$(PREFIX)/bin/mishap-import"
 	rm -rf "$(DESTDIR)$(PREFIX)/share/mishap/scenarios"
 	cp -R scenarios "$(DESTDIR)$(PREFIX)/share/mishap/scenarios"
-	@echo "mishap: installed $(PREFIX)/bin/mishap and the default scenarios in $(PREFIX)/share/mishap/scenarios"
+	@echo "mishap: installed $(PREFIX)/bin/mishap, $(PREFIX)/bin/mishap-import (mishap import) and the default scenarios in $(PREFIX)/share/mishap/scenarios"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "mishap: $(PREFIX)/bin is not on your PATH; add it, for example: echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.profile" ;; esac
 
 ## uninstall: remove what install put in PREFIX
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/mishap"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/mishap" "$(DESTDIR)$(PREFIX)/bin/mishap-import"
 	rm -rf "$(DESTDIR)$(PREFIX)/share/mishap"
 
 ## test: build and run every test, and only the tests, in five runs of the Swift tests and one of

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mishap", targets: ["mishap"]),
+        .executable(name: "mishap-import", targets: ["mishap-import"]),
         .library(name: "MishapEngine", targets: ["MishapEngine"]),
         .library(name: "MishapScenarios", targets: ["MishapScenarios"]),
         .library(name: "MishapHTTP", targets: ["MishapHTTP"]),
@@ -18,6 +19,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // OpenAPI 3.0 and 3.1 descriptions read for `mishap import openapi`, and only there: no
+        // trait (its default, ExternalLoading, fetches external references and builds slower).
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
     ],
     targets: [
         // libmicrohttpd itself, found through pkg-config.
@@ -128,6 +132,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // OpenAPI descriptions turned into scenario files (`mishap import openapi`): read with
+        // OpenAPIKit (YAML through the scenario loader's own reader first), written with the
+        // recorder's quoting. Kept out of `mishap` itself so that serve's binary and startup
+        // carry no OpenAPI library.
+        .target(
+            name: "MishapImport",
+            dependencies: [
+                "MishapScenarios", "MishapRecording", "MishapSupport",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+            ]
+        ),
+        // The importer's own executable, which `mishap import` runs from beside itself.
+        .executableTarget(
+            name: "mishap-import",
+            dependencies: [
+                "MishapImport", "MishapSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
 
         // What the test targets share: a Mishap started in process on a free port, a raw HTTP
         // client, URLSession answers, temporary folders, polling, and for the fuzz and random
@@ -180,6 +204,13 @@ let package = Package(
         ),
         // Fixtures/: scenario folders the tests find beside their own files (#filePath).
         .testTarget(name: "MishapTestingTests", dependencies: ["MishapTesting", "MishapTestSupport"], exclude: ["Fixtures"]),
+        // Imports OpenAPI descriptions (fixtures beside the tests, and a large one made by the
+        // tests), loads and serves what is written, and decodes its answers.
+        .testTarget(
+            name: "MishapImportTests",
+            dependencies: ["MishapImport", "MishapScenarios", "MishapEngine", "MishapService", "MishapTestSupport"],
+            exclude: ["Fixtures"]
+        ),
         // Runs the built `mishap` binary as a process (make test builds it first).
         .testTarget(name: "MishapCLITests", dependencies: ["MishapTestSupport"]),
     ]

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # make install-check: `make install` into a temporary PREFIX, then, from a folder with no
 # ./scenarios, the installed `mishap` serves the installed default scenarios (the maintenance
-# cycle answers 500), `validate` and `routes` read them, and `make uninstall` removes it all.
+# cycle answers 500), `validate` and `routes` read them, `mishap import openapi` finds the
+# installed importer beside it and writes a folder that validates, and `make uninstall` removes
+# it all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repository=$(pwd)
 prefix=$(mktemp -d /tmp/mishap-install.XXXXXX)
 elsewhere=$(mktemp -d /tmp/mishap-elsewhere.XXXXXX)
 server=""
@@ -14,6 +17,7 @@ fail() { echo "install-check: $*" >&2; exit 1; }
 make --no-print-directory install PREFIX="$prefix" SWIFT="${SWIFT:-swift}"
 [ -x "$prefix/bin/mishap" ] || fail "no executable $prefix/bin/mishap"
 [ -f "$prefix/share/mishap/scenarios/login.yaml" ] || fail "no default scenarios in $prefix/share/mishap/scenarios"
+[ -x "$prefix/bin/mishap-import" ] || fail "no executable $prefix/bin/mishap-import"
 
 cd "$elsewhere"
 "$prefix/bin/mishap" validate >/dev/null || fail "validate did not find the installed scenarios"
@@ -21,6 +25,9 @@ cd "$elsewhere"
 # reading before mishap has written everything (mishap then exits on the closed pipe).
 routes=$("$prefix/bin/mishap" routes) || fail "routes failed"
 grep -q "GET /isUserNameAvailable" <<<"$routes" || fail "routes did not list the installed scenarios"
+"$prefix/bin/mishap" import openapi "$repository/Tests/MishapImportTests/Fixtures/petstore-3.0.yaml" --out imported >/dev/null \
+    || fail "mishap import openapi did not run the installed importer"
+"$prefix/bin/mishap" validate imported >/dev/null || fail "the imported folder does not validate"
 "$prefix/bin/mishap" serve --port 0 >"$elsewhere/out" 2>"$elsewhere/err" &
 server=$!
 url=""
@@ -37,5 +44,5 @@ kill "$server"; wait "$server" || true; server=""
 cd - >/dev/null
 
 make --no-print-directory uninstall PREFIX="$prefix"
-[ ! -e "$prefix/bin/mishap" ] && [ ! -e "$prefix/share/mishap" ] || fail "uninstall left files behind"
+[ ! -e "$prefix/bin/mishap" ] && [ ! -e "$prefix/bin/mishap-import" ] && [ ! -e "$prefix/share/mishap" ] || fail "uninstall left files behind"
 echo "install-check: ok ($url served the installed default scenarios)"

@@ -19,11 +19,12 @@ struct MishapCommand: ParsableCommand {
             the repository's README.md and docs/.
             """,
         version: "0.1.0",
-        subcommands: [Serve.self, Record.self, Start.self, Stop.self, Status.self, StateCommand.self, Force.self, ClockCommand.self, NetworkCommand.self, Down.self, Verdict.self, Sweep.self, Validate.self, Routes.self, TLSCommand.self],
+        subcommands: [Serve.self, Record.self, Start.self, Stop.self, Status.self, StateCommand.self, Force.self, ClockCommand.self, NetworkCommand.self, Down.self, Verdict.self, Sweep.self, Validate.self, Routes.self, TLSCommand.self, Import.self],
         defaultSubcommand: Serve.self
     )
 
     static func main() {
+        Import.handOverIfAsked(CommandLine.arguments)
         ScenarioPrefetch.start(arguments: CommandLine.arguments)
         if let serve = parseServeDirectly(CommandLine.arguments) {
             do {
