@@ -4,6 +4,10 @@ import Dispatch
 import MishapEngine
 import MishapSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A body libmicrohttpd pulls piece by piece: dribbled over time, cut short, or sent past a
 /// `Content-Length` that lies.
 final class StreamedBody {
