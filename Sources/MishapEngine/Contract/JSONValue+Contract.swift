@@ -17,8 +17,8 @@ extension JSONValue {
         }
     }
 
-    /// The value as a problem names it: strings quoted and numbers as written, both cut at 60
-    /// characters; objects and arrays by their kind.
+    /// The value as a problem names it: as compact JSON, strings and numbers cut at 60
+    /// characters, objects and arrays of more than 60 characters by their kind and size.
     var shownForProblem: String {
         switch self {
         case .string(let text):
@@ -29,8 +29,17 @@ extension JSONValue {
         case .number(let text): return text.count > 60 ? String(text.prefix(60)) + "…" : text
         case .bool(let value): return value ? "true" : "false"
         case .null: return "null"
-        case .array: return "an array"
-        case .object: return "an object"
+        case .array(let items):
+            return Self.compact(self) ?? "an array of \(items.count) item(s)"
+        case .object(let members):
+            return Self.compact(self) ?? "an object of \(members.count) member(s)"
         }
+    }
+
+    /// `value` as compact JSON when it takes 60 bytes or fewer.
+    private static func compact(_ value: JSONValue) -> String? {
+        var out: [UInt8] = []
+        value.write(into: &out)
+        return out.count <= 60 ? String(decoding: out, as: UTF8.self) : nil
     }
 }

@@ -177,7 +177,7 @@ public final class ValueCheck: Sendable {
         }
         if let check = keywords.items {
             for (index, item) in items.enumerated() {
-                check.check(item, at: place + "/" + String(index), into: &problems)
+                check.check(item, at: Self.place(place, String(index)), into: &problems)
                 if problems.isFull { return }
             }
         }
