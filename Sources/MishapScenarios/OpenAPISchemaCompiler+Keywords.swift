@@ -58,6 +58,16 @@ extension OpenAPISchemaCompiler {
                 if let flag = value.scalar.flatMap(YAMLScalar.boolean) { exclusiveMaximum.flag = flag } else {
                     exclusiveMaximum.bound = bound(value, key, exclusive: true)
                 }
+            case "multipleOf":
+                if let divisor = bound(value, key, exclusive: false), divisor.value > 0 {
+                    keywords.multipleOf = divisor.value
+                } else {
+                    error("multipleOf must be a number above 0", at: value)
+                }
+            case "uniqueItems": keywords.uniqueItems = value.scalar.flatMap(YAMLScalar.boolean) ?? false
+            case "minProperties": keywords.minProperties = count(value, key)
+            case "maxProperties": keywords.maxProperties = count(value, key)
+            case "not": keywords.refused = schema(value)
             case "required":
                 guard case .sequence(let items) = value else {
                     // A property's `required: true` is a parameter's keyword, not a schema's.

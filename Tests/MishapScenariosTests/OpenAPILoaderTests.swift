@@ -96,13 +96,13 @@ import Testing
                   requestBody:
                     content:
                       application/json:
-                        schema: { type: object, minProperties: 1, properties: { n: { type: number, multipleOf: 2, format: float }, m: { multipleOf: 3 } } }
+                        schema: { type: object, patternProperties: {}, properties: { n: { type: array, contains: {}, format: float }, m: { contains: {} } } }
             """, name: "api.yaml")
         #expect(loaded.warnings.map(\.description) == [
             "api.yaml:5:35: warning: cookie parameters is not checked in requests (1 use)",
-            "api.yaml:9:37: warning: minProperties is not checked in requests (1 use)",
-            "api.yaml:9:88: warning: multipleOf is not checked in requests (2 uses)",
-            "api.yaml:9:111: warning: format: float is not checked in requests (1 use)",
+            "api.yaml:9:37: warning: patternProperties is not checked in requests (1 use)",
+            "api.yaml:9:92: warning: contains is not checked in requests (2 uses)",
+            "api.yaml:9:114: warning: format: float is not checked in requests (1 use)",
         ])
     }
 

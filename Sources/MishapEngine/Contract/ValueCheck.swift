@@ -50,6 +50,13 @@ public final class ValueCheck: Sendable {
         public var pattern: Pattern?
         public var minimum: Bound?
         public var maximum: Bound?
+        /// `multipleOf`: the number divided by it is a whole number.
+        public var multipleOf: Double?
+        public var uniqueItems = false
+        public var minProperties: Int?
+        public var maxProperties: Int?
+        /// `not`: a value this schema accepts is refused.
+        public var refused: ValueCheck?
         public var required: [String] = []
         public var properties: [String: ValueCheck] = [:]
         public var additional: Additional = .allowed
@@ -94,6 +101,11 @@ public final class ValueCheck: Sendable {
         case .bool, .null: break
         }
         for part in keywords.allOf { part.check(value, at: place, into: &problems) }
+        if let refused = keywords.refused {
+            var own = ContractProblems(limit: 1)
+            refused.check(value, at: place, into: &own)
+            if own.list.isEmpty { problems.add(place, "matches the schema of not, got \(value.shownForProblem)") }
+        }
         if !keywords.anyOf.isEmpty { checkAlternatives(keywords.anyOf, exactlyOne: false, value, at: place, into: &problems) }
         if !keywords.oneOf.isEmpty { checkAlternatives(keywords.oneOf, exactlyOne: true, value, at: place, into: &problems) }
     }
@@ -144,6 +156,12 @@ public final class ValueCheck: Sendable {
         if let maximum = keywords.maximum, maximum.exclusive ? !(number < maximum.value) : !(number <= maximum.value) {
             problems.add(place, "expected a number \(maximum.exclusive ? "<" : "<=") \(maximum.written), got \(text)")
         }
+        if let divisor = keywords.multipleOf {
+            let quotient = number / divisor
+            if !quotient.isFinite || abs(quotient - quotient.rounded()) > 1e-9 * max(1, abs(quotient)) {
+                problems.add(place, "expected a multiple of \(Self.shown(divisor)), got \(text)")
+            }
+        }
         if let format = keywords.format, !format.isString, !format.accepts(text) {
             problems.add(place, "expected a number in format \(format.rawValue), got \(text)")
         }
@@ -151,6 +169,12 @@ public final class ValueCheck: Sendable {
 
     private func checkObject(_ members: [(String, JSONValue)], at place: String, into problems: inout ContractProblems) {
         let keywords = self.keywords
+        if let minimum = keywords.minProperties, members.count < minimum {
+            problems.add(place, "expected at least \(minimum) member(s), got \(members.count)")
+        }
+        if let maximum = keywords.maxProperties, members.count > maximum {
+            problems.add(place, "expected at most \(maximum) member(s), got \(members.count)")
+        }
         for name in keywords.required where !members.contains(where: { $0.0 == name }) {
             problems.add(Self.place(place, name), "required")
         }
@@ -174,6 +198,14 @@ public final class ValueCheck: Sendable {
         }
         if let maximum = keywords.maxItems, items.count > maximum {
             problems.add(place, "expected at most \(maximum) item(s), got \(items.count)")
+        }
+        if keywords.uniqueItems, items.count > 1 {
+            outer: for second in 1..<items.count {
+                for first in 0..<second where items[first].isSameJSON(as: items[second]) {
+                    problems.add(Self.place(place, String(second)), "a duplicate of item \(first) (uniqueItems is true)")
+                    break outer
+                }
+            }
         }
         if let check = keywords.items {
             for (index, item) in items.enumerated() {
@@ -203,6 +235,11 @@ public final class ValueCheck: Sendable {
             guard types.contains(.integer), let number = Double(text) else { return false }
             return number.isFinite && number.rounded(.towardZero) == number
         }
+    }
+
+    /// A number as a problem shows it: `2`, not `2.0`.
+    static func shown(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
     /// `a string`, `an integer or null`, `a string in format email`.
