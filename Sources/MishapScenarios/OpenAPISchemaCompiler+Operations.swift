@@ -54,6 +54,9 @@ extension OpenAPISchemaCompiler {
                 error("'in' must be path, query, header or cookie; not '\(place)'", at: placeNode)
                 continue
             }
+            // OpenAPI says these header parameters are ignored: the body and the security
+            // schemes describe them.
+            if location == .header, ["accept", "content-type", "authorization"].contains(name.lowercased()) { continue }
             let required = location == .path || parameter.member("required")?.scalar.flatMap(YAMLScalar.boolean) == true
             var check = ValueCheck.anything
             if let schemaNode = parameter.member("schema") {

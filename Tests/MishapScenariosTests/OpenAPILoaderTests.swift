@@ -86,6 +86,20 @@ import Testing
         #expect(problems(loaded, "POST", "/pets", json: #"{"name":"Rex","age":30}"#) == ["/age: expected a number < 30, got 30"])
     }
 
+    /// Header parameters named Accept, Content-Type or Authorization are ignored, as OpenAPI says.
+    @Test func headersTheSpecificationIgnoresAreNotChecked() throws {
+        let loaded = try OpenAPILoader.load(text: """
+            openapi: 3.0.0
+            paths:
+              /a:
+                get:
+                  parameters:
+                    - { name: Authorization, in: header, required: true, schema: { type: string } }
+                    - { name: X-Key, in: header, required: true, schema: { type: string } }
+            """, name: "api.yaml")
+        #expect(loaded.contract.problems(for: Request(method: "GET", path: "/a"))?.problems.list == ["header X-Key: required"])
+    }
+
     @Test func keywordsNotCheckedAreWarnedOfWithTheirPlace() throws {
         let loaded = try OpenAPILoader.load(text: """
             openapi: 3.1.0
