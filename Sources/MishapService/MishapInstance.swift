@@ -119,6 +119,14 @@ public final class MishapInstance: Sendable {
                 throw .tls(error)
             }
         }
+        // The API description (`--openapi`) is read before anything starts: its problems are the scenarios'.
+        if let path = configuration.service.openAPI, configuration.service.requestContract == nil {
+            do throws(ScenarioError) {
+                configuration.service.requestContract = try OpenAPILoader.load(path: path)
+            } catch {
+                throw .scenarios(error)
+            }
+        }
         let service: MishapService
         if let scenarios {
             service = MishapService(source: configuration.scenarios, scenarios: scenarios,

@@ -60,10 +60,17 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     private let reloadCount = Atomic<Int>(0)
     /// The problems of the last reload when it failed (the previous scenarios kept serving).
     private let lastFailure = Mutex<ScenarioError?>(nil)
+    /// Whether requests are checked against an API description (`options.openAPI`), read once:
+    /// without one, a request costs one test of this flag (`MishapService+RequestContract.swift`).
+    let checksRequests: Bool
+    /// The API description in force, swapped with the scenarios on reload.
+    let contract: Mutex<OpenAPILoader.Loaded?>
 
     /// Loads the scenarios; throws their problems, located.
     public convenience init(source: ScenarioSource, options: ServiceOptions = ServiceOptions(),
                             logger: Logger = Logger(label: "mishap")) throws(ScenarioError) {
+        var options = options
+        if let path = options.openAPI, options.requestContract == nil { options.requestContract = try OpenAPILoader.load(path: path) }
         try self.init(source: source, scenarios: Self.load(source, previous: nil), options: options, logger: logger)
     }
 
@@ -89,6 +96,8 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
             logger.error("\(failure.message); requests no rule answers get 502 instead of going to the upstream")
         }
         journal = RequestJournal(capacity: options.journalSize, bodyLimit: options.journalBodyLimit)
+        checksRequests = options.openAPI != nil || options.requestContract != nil
+        contract = Mutex(options.requestContract)
         retries = RetryTracker(capacity: max(options.journalSize, 100))
         history = ClientHistory(maxSessions: min(options.engine.maxSessions, 10_000))
         loaded = Mutex(Loaded(scenarios: scenarios, engine: scenarios.makeEngine(options: options.engine, runtime: runtime),
@@ -137,8 +146,20 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 logger.error("reload failed; still serving the previous scenarios", metadata: error.logMetadata)
                 return .failure(error)
             }
+            var description: OpenAPILoader.Loaded?
+            if let path = options.openAPI {
+                do throws(ScenarioError) {
+                    description = try OpenAPILoader.load(path: path)
+                } catch {
+                    lastFailure.withLock { $0 = error }
+                    logger.error("reload failed: the API description has problems; still serving the previous scenarios and description",
+                                 metadata: error.logMetadata)
+                    return .failure(error)
+                }
+            }
             let engine = next.makeEngine(options: options.engine, runtime: runtime)
             recompileRuntimeRules(for: next, engine: engine)
+            if let description { contract.withLock { $0 = description } }
             loaded.withLock { $0 = Loaded(scenarios: next, engine: engine, loadedAt: WallClock.nowMilliseconds()) }
             lastFailure.withLock { $0 = nil }
             reloadCount.add(1, ordering: .relaxed)
@@ -193,6 +214,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         for warning in scenarios.warnings {
             logger.warning("\(warning.description)")
         }
+        logContractWarnings()
         if let prefix = options.sessionPrefix {
             for endpoint in scenarios.endpoints where SessionPath.split(endpoint.path.description, prefix: prefix) != .none {
                 let text = "\(endpoint.source ?? endpoint.name): warning: \(endpoint.name) is under the session prefix \(prefix)/: "
@@ -247,6 +269,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// for a request no rule answers, the upstream's answer when there is an upstream, else
     /// the engine's 404.
     private func answer(_ request: Request, engine: Engine) -> ResponsePlan {
+        if checksRequests, let refusal = refusal(of: request) { return refusal }
         guard case .answered(var plan) = engine.answer(to: request) else {
             let upstream = options.upstream?.url != nil
             var plan = upstream ? ResponsePlan.passedOn(to: .serverUpstream) : Engine.notFound
@@ -275,19 +298,23 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
     /// the journal and the Retry-After check, and for a request no rule answered (`unmatched`),
     /// in the unmatched requests, with the near-miss remark for the log on its plan.
     /// `network`: what a network profile did to the answer, for the journal.
-    func note(_ request: Request, _ plan: inout ResponsePlan, unmatched isUnmatched: Bool, network: NetworkShaping? = nil) {
+    /// `contractProblems`: the problems of a request the API description refused (unmatched too).
+    func note(_ request: Request, _ plan: inout ResponsePlan, unmatched isUnmatched: Bool, network: NetworkShaping? = nil,
+              contractProblems: [String]? = nil) {
         let wantsJournal = journal.capacity > 0
         guard wantsJournal || plan.bookkeeping.endpoint != nil || isUnmatched else { return }
         let now = WallClock.nowMilliseconds()
         let session = request.headerValue(options.engine.sessionHeader)
         var nearMisses: [NearMiss] = []
-        if isUnmatched {
+        if let contractProblems {
+            plan.bookkeeping.note = "does not match the API description: " + contractProblems.joined(separator: "; ")
+        } else if isUnmatched {
             nearMisses = engine.nearMisses(for: request)
             plan.bookkeeping.note = nearMisses.first.map { "nearest: \($0)" } ?? "no endpoint has this path"
         }
         var id: UInt64 = 0
         if wantsJournal {
-            id = journal.record(JournalEntry(
+            var entry = JournalEntry(
                 id: 0, time: now, method: request.method, path: request.path, query: request.query,
                 headers: request.headers, body: request.body, bodySize: request.body.count, session: session,
                 endpoint: plan.bookkeeping.endpoint, rule: plan.bookkeeping.rule,
@@ -295,7 +322,9 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
                 fault: plan.fault, delayMilliseconds: plan.delayMilliseconds, hang: plan.hang,
                 stateChanges: plan.bookkeeping.stateChanges, runtimeRule: plan.bookkeeping.runtimeRule,
                 upstream: upstreamURL(plan.destination), network: network, range: plan.bookkeeping.range,
-                eventStream: plan.stream.flatMap { if case .events = $0 { EventStreamRecord() } else { nil } }))
+                eventStream: plan.stream.flatMap { if case .events = $0 { EventStreamRecord() } else { nil } })
+            entry.contractProblems = contractProblems
+            id = journal.record(entry)
             plan.bookkeeping.completionTag = id
             // Skipped until a stream of events was journaled: no request can resume one before.
             if journal.mayResumeStreams, let lastID = request.headerValue("Last-Event-ID") {
@@ -304,7 +333,7 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         }
         if isUnmatched {
             unmatched.record(UnmatchedRequest(id: id, time: now, method: request.method, path: request.path, query: request.query,
-                                              session: session, nearMisses: nearMisses))
+                                              session: session, nearMisses: nearMisses, contractProblems: contractProblems))
         }
         if let endpoint = plan.bookkeeping.endpoint {
             retries.observe(session: session, endpoint: endpoint, now: now, plan: plan)

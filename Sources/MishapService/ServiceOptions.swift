@@ -1,4 +1,5 @@
 import MishapEngine
+import MishapScenarios
 import MishapUpstream
 
 /// How a service answers besides its scenarios.
@@ -36,6 +37,12 @@ public struct ServiceOptions: Sendable {
     /// The network every answer goes through unless its session set one or its rule declares
     /// one (`--network PRESET`); nil (or the `none` preset): a perfect network.
     public var network: NetworkProfile?
+
+    /// The API description requests are checked against before the rules (`--openapi FILE`),
+    /// read again with the scenarios on every reload; nil: requests are not checked, at no cost.
+    public var openAPI: String?
+    /// `openAPI` already read (`MishapInstance.start` reads it when this is nil).
+    public var requestContract: OpenAPILoader.Loaded?
 
     /// The default of `sessionPrefix`.
     public static let defaultSessionPrefix = "/__session"

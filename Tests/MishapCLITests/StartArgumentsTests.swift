@@ -101,8 +101,15 @@ extension DaemonTests {
             ("tls-catalogue-port", "20000"), ("no-tls-catalogue", nil),
             ("upstream", "http://127.0.0.1:9/api"), ("upstream-timeout", "7.5"), ("upstream-ca", folder.path + "/tls/ca.pem"),
             ("upstream-memory", "1048576"), ("admin-host", "mishap.test"), ("admin-origin", "http://app.test:3000"),
-            ("network", "wifi"),
+            ("network", "wifi"), ("openapi", folder.path + "/api.yaml"),
         ]
+        try folder.write("api.yaml", """
+            openapi: 3.0.3
+            paths:
+              /isUserNameAvailable:
+                get:
+                  parameters: [{ name: userName, in: query, required: true, schema: { type: string } }]
+            """)
         let authority = try await runMishap(["tls", "init", "--dir", folder.path + "/tls"])
         #expect(authority.status == 0, "\(authority)")
         let options = try await Self.serveOptions()
@@ -150,6 +157,9 @@ extension DaemonTests {
         #expect(picked?.body == #"{"isAvailable":false,"userName":"zaphod"}"#, "\(String(describing: picked))")
         let ignored = Self.fetch(port, path, host: "127.0.0.2", headers: ["X-Mishap-Rule: taken"])
         #expect(ignored?.body == #"{"isAvailable":true,"userName":"zaphod"}"#, "\(String(describing: ignored))")
+        // The API description checks the requests it describes.
+        let refused = Self.fetch(port, "/isUserNameAvailable", host: "127.0.0.2")
+        #expect(refused?.status == 400 && refused?.body.contains(#""problems":["query userName: required"]"#) == true, "\(String(describing: refused))")
         // The admin API is off, so the path is no rule's and goes to the upstream, which is down.
         #expect(Self.fetch(port, "/__mishap/health", host: "127.0.0.2")?.status == 502)
         let status = try await runMishap(["status", "--pid-file", pidFile])

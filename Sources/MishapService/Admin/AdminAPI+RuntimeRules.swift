@@ -107,7 +107,7 @@ extension AdminAPI {
                     ("nearMisses", .array(item.nearMisses.map { miss in
                         .object([("endpoint", .string(miss.endpoint)), ("rule", .optional(miss.rule)), ("reason", .string(miss.reason))])
                     })),
-                ])
+                ] + (item.contractProblems.map { [("contractProblems", JSON.array($0.map(JSON.string)))] } ?? []))
             })),
             ("capacity", .int(UnmatchedRequests.capacity)),
         ]))

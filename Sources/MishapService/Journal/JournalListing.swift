@@ -104,6 +104,7 @@ struct JournalListing {
         if let stream = entry.eventStream { json.raw("eventStream", Self.json(for: stream).text) }
         if let resumed = entry.resumesStream { json.field("resumesStream", Int(resumed)) }
         if let socket = entry.webSocket { json.raw("webSocket", Self.json(for: socket).text) }
+        if let problems = entry.contractProblems { json.raw("contractProblems", JSON.array(problems.map(JSON.string)).text) }
         json.close()
     }
 

@@ -60,6 +60,9 @@ public struct JournalEntry: Sendable {
     /// For a request upgraded to a WebSocket: its messages so far (counted, the last ones
     /// kept) and how it ended.
     public var webSocket: WebSocketRecord? = nil
+    /// For a request refused by the API description (`--openapi`), answered 400 before the
+    /// rules: every problem found (`/email: expected a string in format email, got 42`).
+    public var contractProblems: [String]? = nil
     /// `MonotonicClock.nanoseconds()` when the entry was made, the start of its duration.
     var started: Int64 = 0
 

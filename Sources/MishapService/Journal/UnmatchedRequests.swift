@@ -12,6 +12,9 @@ public struct UnmatchedRequest: Sendable {
     public let query: [Field]
     public let session: String?
     public let nearMisses: [NearMiss]
+    /// For a request refused by the API description (`--openapi`): its problems, in place of
+    /// near misses (no rule was asked); nil for a request no rule answered.
+    public var contractProblems: [String]? = nil
 }
 
 /// The last requests no rule answered, in a ring: `GET /__mishap/unmatched`.

@@ -80,6 +80,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("max-runtime-rule-bytes"), help: ArgumentHelp("Bytes the rules added at runtime may hold in all (their text and their answers); past that an addition is refused with 507.", valueName: "bytes"))
     var maxRuntimeRuleBytes: Int = ServiceOptions.defaultMaxRuntimeRuleBytes
 
+    @Option(name: .customLong("openapi"), help: ArgumentHelp("Check each request against this OpenAPI 3.0 or 3.1 description (YAML or JSON) before the rules: a request an operation describes whose parameters or JSON body do not fit gets 400 listing every problem (noted in the journal and /__mishap/unmatched); one no operation describes goes to the rules. Read again on reload (a bad one keeps the last good). docs/request-checking.md.", valueName: "file"))
+    var openAPI: String?
+
     @Flag(name: .customLong("no-admin"), help: "Turn off the admin API under /__mishap/.")
     var noAdmin = false
 
@@ -104,6 +107,7 @@ struct ServeOptions: ParsableArguments {
         var service = service
         service.adminPolicy = AdminRequestPolicy(hosts: adminHosts, origins: adminOrigins)
         service.network = network.flatMap(NetworkPresets.named)
+        service.openAPI = openAPI
         return service
     }
 
@@ -227,6 +231,7 @@ struct ServeOptions: ParsableArguments {
         add("max-runtime-rules", maxRuntimeRules)
         add("max-runtime-rules-per-session", maxRuntimeRulesPerSession)
         add("max-runtime-rule-bytes", maxRuntimeRuleBytes)
+        add("openapi", openAPI)
         if noAdmin { arguments.append("--no-admin") }
         add("admin-token", adminTokenOption)
         for name in adminHosts { add("admin-host", name) }
