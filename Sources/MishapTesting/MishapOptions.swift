@@ -25,12 +25,17 @@ public struct MishapOptions: Sendable {
     /// Sends requests no rule answers on to this server and passes its answers back, as
     /// `--upstream` does (`UpstreamOptions(url: "http://127.0.0.1:9000")`); nil answers them 404.
     public var upstream: UpstreamOptions?
+    /// An OpenAPI 3.0 or 3.1 description (a file's path) that requests are checked against
+    /// before the rules, as `--openapi` does: a request that does not fit gets 400 listing its
+    /// problems; nil checks nothing.
+    public var openAPI: String?
 
     public init(seed: UInt64? = nil, sessionHeader: String = "X-Mishap-Session", ruleHeader: String = "X-Mishap-Rule",
                 journalSize: Int = 10_000, watch: Bool = false, logRequests: Bool = false, threads: Int = 2,
                 cors: CORSPolicy? = nil, sessionPrefix: String? = ServiceOptions.defaultSessionPrefix,
-                upstream: UpstreamOptions? = nil) {
+                upstream: UpstreamOptions? = nil, openAPI: String? = nil) {
         self.sessionPrefix = sessionPrefix
+        self.openAPI = openAPI
         self.upstream = upstream
         self.seed = seed
         self.sessionHeader = sessionHeader

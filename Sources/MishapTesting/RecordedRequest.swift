@@ -62,6 +62,10 @@ public struct RecordedRequest: Sendable {
     /// (the last 20; none yet just after the upgrade), their counts, and how it ended (nil while
     /// it is open: `isOpen`); nil for other requests.
     public let webSocket: WebSocketExchange?
+    /// Under `MishapOptions.openAPI`: what the request did not fit in its operation's
+    /// description (`/email: expected a string in format email, got 42`), which answered it
+    /// 400 before any rule; empty for a request that fit, or that no operation describes.
+    public let contractProblems: [String]
 
     init(_ entry: JournalEntry) {
         id = entry.id
@@ -79,6 +83,7 @@ public struct RecordedRequest: Sendable {
         stateChanges = entry.stateChanges.map { ($0.name, $0.from, $0.to) }
         bodyIncomplete = entry.bodyIncomplete
         range = entry.range
+        contractProblems = entry.contractProblems ?? []
         eventStream = entry.eventStream.map(EventStreamOutcome.init)
         lastEventID = entry.lastEventID
         resumes = entry.resumesStream

@@ -30,17 +30,15 @@ public final class RunningMishap: @unchecked Sendable {
         }
         var logger = Logger(label: "mishap.test")
         logger.logLevel = options.logRequests ? .info : .warning
+        var service = ServiceOptions(
+            engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader, seed: options.seed),
+            journalSize: options.journalSize, logRequests: options.logRequests, cors: options.cors,
+            sessionPrefix: options.sessionPrefix, upstream: options.upstream)
+        service.openAPI = options.openAPI
         do {
             instance = try MishapInstance.start(
-                MishapInstance.Configuration(
-                    scenarios: source,
-                    service: ServiceOptions(
-                        engine: EngineOptions(sessionHeader: options.sessionHeader, ruleHeader: options.ruleHeader,
-                                              seed: options.seed),
-                        journalSize: options.journalSize, logRequests: options.logRequests, cors: options.cors,
-                        sessionPrefix: options.sessionPrefix, upstream: options.upstream),
-                    server: ServerConfiguration(port: 0, threads: options.threads),
-                    watch: options.watch ? .auto : .off),
+                MishapInstance.Configuration(scenarios: source, service: service, server: ServerConfiguration(port: 0, threads: options.threads),
+                                             watch: options.watch ? .auto : .off),
                 logger: logger)
         } catch {
             switch error {
