@@ -193,7 +193,7 @@ final class EventStreamBody {
                 // Under MHD_USE_TURBO an error end leaves the socket open until timeout
                 // (docs/libmicrohttpd.md, "An error end under TURBO leaves the socket open"):
                 // the shutdown sends the FIN, after the bytes already written.
-                shutdown(socket, Int32(SHUT_RDWR))
+                Socket.shutDown(socket)
             }
             return StreamedBody.endWithError
         case .stall:
@@ -231,7 +231,7 @@ final class EventStreamBody {
     /// Ends the stream without its last chunk: the client left, or the server is stopping.
     private func cutShort() -> Int {
         progress.end(.cut)
-        shutdown(socket, Int32(SHUT_RDWR))
+        Socket.shutDown(socket)
         return StreamedBody.endWithError
     }
 }

@@ -219,7 +219,7 @@ public final class HTTPServer: @unchecked Sendable {
         // over afterwards.
         ownListener?.stop()
         let listening = grace > .zero && ownListener == nil ? MHD_quiesce_daemon(running.daemon) : -1
-        if listening >= 0 { shutdown(listening, Int32(SHUT_RDWR)) }
+        if listening >= 0 { Socket.shutDown(listening) }
         suspensions.releaseHangs()
         // Upgraded sockets are closed (1001) now: each one's close action is called once, by
         // the loop, before the daemon stops (docs/libmicrohttpd.md, "Upgraded connections").

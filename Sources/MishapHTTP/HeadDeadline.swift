@@ -187,7 +187,7 @@ final class WatchedConnection: @unchecked Sendable {
     /// this connection's.
     func shutDown() {
         closing = true
-        _ = shutdown(socket, Int32(SHUT_RDWR))
+        Socket.shutDown(socket)
     }
 }
 

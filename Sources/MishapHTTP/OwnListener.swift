@@ -150,7 +150,7 @@ final class OwnListener: @unchecked Sendable {
     func opened(_ connection: OpaquePointer, _ watched: WatchedConnection) {
         connections.withLock { table in
             table[Self.key(connection)] = watched
-            if down.load(ordering: .relaxed) { _ = shutdown(watched.socket, Int32(SHUT_RDWR)) }
+            if down.load(ordering: .relaxed) { Socket.shutDown(watched.socket) }
         }
     }
 
@@ -165,7 +165,7 @@ final class OwnListener: @unchecked Sendable {
     func shutDownIdleConnections() {
         connections.withLock { table in
             for watched in table.values where watched.phase.load(ordering: .relaxed) & 1 == 0 {
-                _ = shutdown(watched.socket, Int32(SHUT_RDWR))
+                Socket.shutDown(watched.socket)
             }
         }
     }

@@ -91,16 +91,12 @@ final class SocketDrain {
     /// libmicrohttpd's, closed.
     static func breakConnection(_ socket: Int32, closes: Bool) -> Int {
         if closes {
-            shutdown(socket, Int32(SHUT_RDWR))
+            Socket.shutDown(socket)
             return StreamedBody.endWithError
         }
         Socket.resetOnClose(socket)
-        #if os(Linux)
-        var address = sockaddr()
-        address.sa_family = sa_family_t(AF_UNSPEC)
-        _ = connect(socket, &address, socklen_t(MemoryLayout<sockaddr>.size))
-        #endif
-        shutdown(socket, Int32(SHUT_RD))
+        Socket.disconnect(socket)
+        Socket.shutDownReading(socket)
         return StreamedBody.endWithError
     }
 }

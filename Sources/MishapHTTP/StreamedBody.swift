@@ -4,10 +4,6 @@ import Dispatch
 import MishapEngine
 import MishapSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A body libmicrohttpd pulls piece by piece: dribbled over time, cut short, or sent past a
 /// `Content-Length` that lies.
 final class StreamedBody {
@@ -62,7 +58,7 @@ final class StreamedBody {
             guard position < sent else {
                 // Under MHD_USE_TURBO an error end leaves the socket open until timeout
                 // (docs/libmicrohttpd.md, "An error end under TURBO leaves the socket open").
-                shutdown(socket, Int32(SHUT_RDWR))
+                Socket.shutDown(socket)
                 return Self.endWithError
             }
             return copy(from: position, upTo: sent, into: buffer, capacity: capacity)

@@ -388,7 +388,7 @@ final class WebSocketConnection {
             Socket.resetOnClose(socket)
         case .graceful, .drop:
             // The FIN goes now, whenever libmicrohttpd gets round to closing the descriptor.
-            shutdown(socket, Int32(SHUT_RDWR))
+            Socket.shutDown(socket)
         }
         _ = mishap_upgrade_close(handle)
         if let reporter { reporter.observer.webSocketEnded(tag: reporter.tag, ending ?? WebSocketOutcome(how: .clientLeft)) }

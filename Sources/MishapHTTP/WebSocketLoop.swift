@@ -110,7 +110,7 @@ final class WebSocketLoop: @unchecked Sendable {
         }
         if !adopted {
             // Stopping (or no thread could start): the socket is let go at once.
-            shutdown(socket, Int32(SHUT_RDWR))
+            Socket.shutDown(socket)
             _ = mishap_upgrade_close(handle)
         }
     }

@@ -20,6 +20,30 @@ public enum Socket {
         #endif
     }
 
+    /// Shuts both directions of the socket down: the peer gets a FIN after what was sent, and a
+    /// thread waiting on the socket (libmicrohttpd's) wakes to close it. The descriptor stays
+    /// open, its owner's to close.
+    public static func shutDown(_ socket: Int32) {
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// Shuts the socket's reading side down: what the peer sends from now on is dropped, and
+    /// with `resetOnClose` the close that follows sends a RST.
+    public static func shutDownReading(_ socket: Int32) {
+        _ = shutdown(socket, Int32(SHUT_RD))
+    }
+
+    /// Disconnects a TCP socket at once (`connect` to `AF_UNSPEC`: the kernel's
+    /// `tcp_disconnect`, which sends a RST when linger is 0), without closing the descriptor.
+    /// Linux only; elsewhere nothing happens, and the RST waits for the close.
+    public static func disconnect(_ socket: Int32) {
+        #if os(Linux)
+        var address = sockaddr()
+        address.sa_family = sa_family_t(AF_UNSPEC)
+        _ = Glibc.connect(socket, &address, socklen_t(MemoryLayout<sockaddr>.size))
+        #endif
+    }
+
     /// Makes the socket's close send a TCP reset instead of a FIN (linger on, for 0 seconds).
     public static func resetOnClose(_ socket: Int32) {
         var option = linger(l_onoff: 1, l_linger: 0)
