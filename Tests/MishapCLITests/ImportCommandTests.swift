@@ -69,7 +69,11 @@ struct ImportCommandTests {
     func missingImporter() async throws {
         let folder = try TemporaryFolder()
         let binary = try #require(Paths.mishap)
-        try FileManager.default.copyItem(atPath: binary, toPath: folder.path + "/mishap")
+        // Copied by `cp`, in a process of its own: a copy written here holds a descriptor open
+        // for writing that a child started meanwhile by another test inherits until its exec,
+        // and running the copy then failed with "Text file busy".
+        let copied = try spawnAndWait(["cp", binary, folder.path + "/mishap"], standardOutput: "/dev/null", standardError: "/dev/null")
+        #expect(copied == 0)
         let result = try await run(folder.path + "/mishap", ["import", "openapi", Self.petstore, "--out", folder.path + "/api"])
         #expect(result.status == 1, "\(result)")
         let real = try #require(URL(fileURLWithPath: folder.path).resolvingSymlinksInPath().path as String?)

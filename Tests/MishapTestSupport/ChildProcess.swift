@@ -99,13 +99,14 @@ public final class ChildProcess {
 
     /// Sends a signal to the process, if it still runs.
     public func signal(_ number: Int32) {
-        guard process.isRunning else { return }
+        // Never pid 0: kill(0, ...) signals this whole process group.
+        guard process.isRunning, process.processIdentifier > 0 else { return }
         _ = Glibc.kill(process.processIdentifier, number)
     }
 
     /// Kills the process (SIGKILL) if it still runs, and reaps it.
     public func kill() {
-        guard process.isRunning else { return }
+        guard process.isRunning, process.processIdentifier > 0 else { return }
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
         let deadline = ContinuousClock.now + .seconds(5)
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
