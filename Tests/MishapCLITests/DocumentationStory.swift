@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MishapTestSupport
 import Testing
 #if canImport(Glibc)
@@ -72,13 +73,19 @@ struct DocumentationStory: Sendable, CustomTestStringConvertible {
     /// a port bound to 0 and let go comes back as the next client's source port or another
     /// test's listening port while the story has not yet started its server on it (seen under
     /// the 1,000-client tests); ports from 20000 to 32000 are handed out by no one but this.
+    /// Each is handed out once in this process: stories run side by side, and two of them given
+    /// the same port before either had started its server met as "Address already in use".
     static func freePort() -> UInt16? {
         for _ in 0..<500 {
             let port = UInt16.random(in: 20000...32000)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
             if canBind(port) { return port }
         }
         return nil
     }
+
+    /// The ports `freePort` has handed out.
+    private static let handedOut = Mutex<Set<UInt16>>([])
 
     /// Whether `port` on 127.0.0.1 can be bound now (the socket is closed again at once).
     static func canBind(_ port: UInt16) -> Bool {
