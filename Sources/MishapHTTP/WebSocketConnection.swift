@@ -345,7 +345,7 @@ final class WebSocketConnection {
     func writable() {
         while written < output.count {
             let count = output.withUnsafeBytes { bytes in
-                sendWithoutSignal(socket, bytes.baseAddress! + written, bytes.count - written)
+                Socket.sendOnce(socket, UnsafeRawBufferPointer(rebasing: bytes[written...]))
             }
             if count > 0 {
                 written += count
@@ -393,14 +393,4 @@ final class WebSocketConnection {
         _ = mishap_upgrade_close(handle)
         if let reporter { reporter.observer.webSocketEnded(tag: reporter.tag, ending ?? WebSocketOutcome(how: .clientLeft)) }
     }
-}
-
-/// `send` that never raises SIGPIPE on a closed peer (`MSG_NOSIGNAL` on Linux; elsewhere the
-/// loop sets `SO_NOSIGPIPE` when it adopts the socket).
-private func sendWithoutSignal(_ socket: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if os(Linux)
-    return send(socket, bytes, count, Int32(MSG_NOSIGNAL))
-    #else
-    return send(socket, bytes, count, 0)
-    #endif
 }

@@ -361,31 +361,6 @@ public final class MishapService: Responder, RequestObserver, @unchecked Sendabl
         history.complete(tag, completedNormally: completedNormally)
     }
 
-    /// A stream of events is over: the journal and the verdict's history note what it sent.
-    public func eventStreamEnded(tag: UInt64, _ stream: EventStreamProgress.Snapshot) {
-        journal.eventStreamEnded(tag, EventStreamRecord(events: stream.events, lastEventID: stream.lastID,
-                                                        retryMilliseconds: stream.retryMilliseconds,
-                                                        ending: stream.ending?.rawValue, over: true))
-        history.streamEnded(tag, lastEventID: stream.lastID, retryMilliseconds: stream.retryMilliseconds)
-    }
-
-    /// An event of a stream was sent: the journal's entry counts it as it goes.
-    public func eventStreamSent(tag: UInt64, _ stream: EventStreamProgress.Snapshot) {
-        journal.eventStreamSent(tag, EventStreamRecord(events: stream.events, lastEventID: stream.lastID,
-                                                       retryMilliseconds: stream.retryMilliseconds))
-    }
-
-    /// A message passed on a WebSocket: the journal's entry keeps it (its start, the last few).
-    public func webSocketMessage(tag: UInt64, _ message: WebSocketMessageNote) {
-        journal.webSocketMessage(tag, WebSocketRecord.Message(time: WallClock.nowMilliseconds(), direction: message.direction.rawValue,
-                                                              kind: message.kind.rawValue, payload: message.payload, size: message.size))
-    }
-
-    /// A WebSocket is over: the journal's entry notes how it ended.
-    public func webSocketEnded(tag: UInt64, _ ending: WebSocketOutcome) {
-        journal.webSocketEnded(tag, ending)
-    }
-
     public func completed(_ request: CompletedRequest) {
         if request.completionTag != 0 {
             journal.complete(request.completionTag, completedNormally: request.completedNormally)

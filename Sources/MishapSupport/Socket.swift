@@ -11,12 +11,19 @@ public enum Socket {
     /// Returns the bytes sent, or -1.
     @discardableResult
     public static func sendOnce(_ socket: Int32, _ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { sendOnce(socket, $0) }
+    }
+
+    /// `sendOnce` for bytes in place (a part of a buffer still to write).
+    @discardableResult
+    public static func sendOnce(_ socket: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         #if os(Linux)
-        return bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return send(socket, base, bytes.count, Int32(MSG_NOSIGNAL))
         #else
         var on: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-        return bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+        return send(socket, base, bytes.count, 0)
         #endif
     }
 

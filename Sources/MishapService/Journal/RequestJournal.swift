@@ -188,7 +188,7 @@ public final class RequestJournal: Sendable {
     /// Bodies are kept up to this many bytes.
     public let bodyLimit: Int
 
-    private struct Ring {
+    struct Ring {
         var entries: [JournalEntry?]
         /// Each slot's entry's id (0 for none): looking an id up reads these, not the entries.
         var ids: [UInt64]
@@ -199,7 +199,7 @@ public final class RequestJournal: Sendable {
         /// How many times entries were cleared (a reset).
         var clears = 0
     }
-    private let ring: Mutex<Ring>
+    let ring: Mutex<Ring>
     /// Whether an entry with a stream of events was ever recorded: until one is, no request
     /// can resume a stream, and its headers are not searched for `Last-Event-ID`.
     private let eventStreamRecorded = Atomic<Bool>(false)
@@ -260,77 +260,9 @@ public final class RequestJournal: Sendable {
         }
     }
 
-    /// Notes what the stream of events of entry `id` sent, once it is over, and ties to it the
-    /// later requests of its session that carried its last event id before it was over (a
-    /// client reconnecting before the server had let go of the stream).
-    func eventStreamEnded(_ id: UInt64, _ record: EventStreamRecord) {
-        guard capacity > 0, id != 0 else { return }
-        var session: String??
-        update(id) { entry in
-            entry.eventStream = record
-            session = .some(entry.session)
-        }
-        guard let session, let lastID = record.lastEventID else { return }
-        ring.withLock { ring in
-            for position in ring.ids.indices where ring.ids[position] > id {
-                guard let entry = ring.entries[position], entry.session == session, entry.resumesStream == nil,
-                      entry.lastEventID == lastID else { continue }
-                ring.entries[position]!.resumesStream = id
-            }
-        }
-    }
-
-    /// Notes what the stream of events of entry `id` sent so far, while it goes on.
-    func eventStreamSent(_ id: UInt64, _ record: EventStreamRecord) {
-        update(id) { entry in
-            if entry.eventStream?.over != true { entry.eventStream = record }
-        }
-    }
-
-    /// Notes a message passing on the WebSocket of entry `id`.
-    func webSocketMessage(_ id: UInt64, _ message: WebSocketRecord.Message) {
-        update(id) { entry in
-            var record = entry.webSocket ?? WebSocketRecord()
-            entry.webSocket = nil
-            record.add(message, sent: message.direction == "sent")
-            entry.webSocket = record
-        }
-    }
-
-    /// Notes how the WebSocket of entry `id` ended.
-    func webSocketEnded(_ id: UInt64, _ ending: WebSocketOutcome) {
-        update(id) { entry in
-            if entry.webSocket == nil { entry.webSocket = WebSocketRecord() }
-            entry.webSocket!.ending = ending
-        }
-    }
-
-    /// Ties entry `id`, whose request carried `Last-Event-ID: lastID`, to the newest earlier
-    /// entry of `session` whose stream of events sent that id last. Returns that entry's id.
-    @discardableResult
-    func tieResume(_ id: UInt64, session: String?, lastID: String) -> UInt64? {
-        guard capacity > 0, id != 0 else { return nil }
-        return ring.withLock { ring -> UInt64? in
-            var found: (position: Int, id: UInt64)?
-            var resumed: UInt64?
-            var position = ring.next
-            for _ in 0..<ring.count {
-                position = position == 0 ? capacity - 1 : position - 1
-                guard let entry = ring.entries[position] else { continue }
-                if entry.id == id { found = (position, id); continue }
-                if entry.id < id, entry.session == session, let stream = entry.eventStream, stream.lastEventID == lastID {
-                    resumed = entry.id
-                    break
-                }
-            }
-            if let resumed, let found { ring.entries[found.position]!.resumesStream = resumed }
-            return resumed
-        }
-    }
-
     /// Changes the entry `id`, if it is still kept: looked for from the newest back (the
     /// entries just recorded are the ones changing); one the ring has let go of is not found.
-    private func update(_ id: UInt64, _ change: (inout JournalEntry) -> Void) {
+    func update(_ id: UInt64, _ change: (inout JournalEntry) -> Void) {
         guard capacity > 0, id != 0 else { return }
         ring.withLock { ring in
             var position = ring.next
